@@ -1,0 +1,140 @@
+"""The `codeagent` command. Subcommands of each family live in agent/commands/<family>.py,
+each with `register(subparsers)`; this module holds the shared ones: tool, tools, undo."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .config import ConfigError, load_settings
+from .errors import CodeagentError, ToolUsageError
+from .registry import TOOLSETS, load_all_tools
+from .toolcontext import ToolContext
+
+# Families add their module here: each has `register(subparsers) -> None`.
+COMMAND_MODULES: list[str] = []
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A command-line usage error (exit 2)."""
+
+
+def make_context(root: str, **kw: Any) -> ToolContext:
+    try:
+        settings = load_settings(root)
+        return ToolContext.create(root, settings=settings, **kw)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+    except CodeagentError as exc:
+        raise UsageError(f"--root {root!r}: {exc}") from exc
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None) + "\n")
+
+
+def cmd_tool(args: argparse.Namespace) -> int:
+    registry = load_all_tools()
+    try:
+        raw = json.loads(args.args) if args.args else {}
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--args is not valid JSON: {exc.msg} at char {exc.pos}") from exc
+    try:
+        tool, params = registry.validate(args.name, raw)
+    except ToolUsageError as exc:
+        raise UsageError(str(exc)) from exc
+    with make_context(args.root) as ctx:
+        result = registry.execute(ctx, tool, params)
+    print_json(result.to_dict())
+    return EXIT_OK if result.success else EXIT_FAILED
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    registry = load_all_tools()
+    tools = registry.tools(args.toolset)
+    if args.json:
+        print_json([t.openai_schema() for t in tools])
+    else:
+        for t in tools:
+            first = t.description.split(". ")[0]
+            flags = "".join([" [mutating]" if t.mutating else "", " [shell]" if t.shell else ""])
+            print(f"{t.name:22} {t.toolset:9}{flags} {first}")
+    return EXIT_OK
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    with make_context(args.root) as ctx:
+        ws = ctx.workspace
+        if getattr(args, "run", None):
+            entries = ws.journal.for_run(args.run)
+            if not entries:
+                print(f"nothing to undo for run {args.run!r}", file=sys.stderr)
+                return EXIT_FAILED
+        else:
+            entries = [ws.journal.last()]
+        files: list[str] = []
+        for entry in entries:
+            ws.undo(entry.id, force=args.force)
+            files.extend(f.path for f in entry.files)
+            print(f"undid {entry.operation} ({entry.id}): {', '.join(f.path for f in entry.files)}")
+    if args.json:
+        print_json({"success": True, "files": files})
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="codeagent", description="A coding agent whose tools understand code.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("tool", help="run one tool and print its result as JSON")
+    p.add_argument("name", help="tool name (see `codeagent tools`)")
+    p.add_argument("--args", default="{}", help="the tool's arguments as a JSON object")
+    p.add_argument("--root", default=".", help="workspace root (default: the current folder)")
+    p.set_defaults(func=cmd_tool)
+
+    p = sub.add_parser("tools", help="list the tools")
+    p.add_argument("--json", action="store_true", help="print the OpenAI function-calling schemas")
+    p.add_argument("--toolset", default="all", choices=sorted(TOOLSETS), help="which toolset")
+    p.set_defaults(func=cmd_tools)
+
+    p = sub.add_parser("undo", help="undo the last mutating operation (or a whole run's)")
+    p.add_argument("--root", default=".", help="workspace root")
+    p.add_argument("--run", help="undo every change of this agent run")
+    p.add_argument("--force", action="store_true", help="undo even if the files changed since")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.set_defaults(func=cmd_undo)
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"codeagent: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except CodeagentError as exc:
+        print(f"codeagent: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("codeagent: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

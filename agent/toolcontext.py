@@ -1,0 +1,94 @@
+"""What a tool call runs with: the workspace, settings, long-lived services and edit checks."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from .config import Settings, load_settings
+from .workspace import Applied, Workspace
+
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class CheckOutcome:
+    """What an edit check says of an applied change: reject it (with why) and/or add notes."""
+
+    reject: str | None = None
+    notes: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class EditCheck(Protocol):
+    """Runs after every mutating tool (syntax guard, diagnostics delta). May reject the change."""
+
+    name: str
+
+    def check(self, ctx: ToolContext, applied: Applied) -> CheckOutcome: ...
+
+
+class ToolContext:
+    """Shared by every tool call of one session (CLI call, agent run, MCP session)."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        settings: Settings | None = None,
+        *,
+        run_id: str | None = None,
+        on_output: Callable[[str], None] | None = None,
+    ):
+        self.workspace = workspace
+        self.settings = settings or Settings()
+        self.run_id = run_id
+        self.on_output = on_output  # streaming callback for long-running tools (shell)
+        self.edit_checks: list[EditCheck] = []
+        self._services: dict[str, Any] = {}
+        self._closers: list[Callable[[], None]] = []
+        self._lock = threading.RLock()
+
+    @classmethod
+    def create(cls, root: str | os.PathLike[str], *, settings: Settings | None = None, **kw: Any) -> ToolContext:
+        settings = settings or load_settings(root)
+        ws = Workspace(root, max_read_bytes=settings.workspace.max_read_bytes)
+        ctx = cls(ws, settings, **kw)
+        install_default_checks(ctx)
+        return ctx
+
+    def service(self, key: str, factory: Callable[[], T], *, close: Callable[[T], None] | None = None) -> T:
+        """A lazily created, shared object (a language-server manager, the syntax index)."""
+        with self._lock:
+            if key not in self._services:
+                obj = factory()
+                self._services[key] = obj
+                if close is not None:
+                    self._closers.append(lambda: close(obj))
+            return self._services[key]  # type: ignore[no-any-return]
+
+    def has_service(self, key: str) -> bool:
+        return key in self._services
+
+    def close(self) -> None:
+        """Stop every service (language servers, pools). Safe to call twice."""
+        closers, self._closers = self._closers, []
+        for closer in reversed(closers):
+            try:
+                closer()
+            except Exception:  # closing must never raise out of cleanup
+                pass
+        self._services.clear()
+
+    def __enter__(self) -> ToolContext:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def install_default_checks(ctx: ToolContext) -> None:
+    """The edit checks every session runs. Families append theirs here."""
+    return None
