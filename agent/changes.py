@@ -5,17 +5,29 @@ ends here, so they all behave the same."""
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
-from .result import FileEdit, ToolResult
+from .result import FileEdit, ToolResult, bounded
 from .toolcontext import ToolContext
 from .workspace import Applied
 
-MAX_DIFF_CHARS = 20_000
+__all__ = ["bounded", "commit", "diff_of", "unified_diff"]
+
+MAX_DIFF_CHARS = 20_000  # in the output the model reads
+MAX_DATA_DIFF_CHARS = 2_000_000  # in the structured data
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their "\n" kept; unlike str.splitlines, only "\n" ends a line."""
+    parts = [line + "\n" for line in text.split("\n")]
+    parts[-1] = parts[-1][:-1]
+    return parts if parts[-1] else parts[:-1]
 
 
 def unified_diff(path: str, before: str | None, after: str | None) -> str:
-    a = [] if before is None else before.splitlines(keepends=True)
-    b = [] if after is None else after.splitlines(keepends=True)
+    """A git-style unified diff of one file ("/dev/null" for a created or deleted file)."""
+    a = [] if before is None else _lines(before)
+    b = [] if after is None else _lines(after)
     lines = difflib.unified_diff(
         a, b, fromfile="/dev/null" if before is None else f"a/{path}", tofile="/dev/null" if after is None else f"b/{path}"
     )
@@ -29,39 +41,36 @@ def diff_of(applied: Applied) -> str:
     return "".join(unified_diff(p, applied.before.get(p), applied.after.get(p)) for p in applied.paths)
 
 
-def bounded(text: str, limit: int, *, what: str = "characters") -> str:
-    """Head and tail of `text`, saying how much was cut from the middle."""
-    if len(text) <= limit:
-        return text
-    head = text[: limit * 2 // 3]
-    tail = text[-(limit // 3):]
-    cut = len(text) - len(head) - len(tail)
-    return f"{head}\n[... {cut} {what} cut ...]\n{tail}"
-
-
 def commit(
     ctx: ToolContext, edits: list[FileEdit], *, operation: str, summary: str, force: bool = False
 ) -> ToolResult:
     """Apply `edits` as one journaled operation; run the checks; return the result with a diff.
     Workspace errors propagate (the registry turns them into failed results)."""
     applied = ctx.workspace.apply(edits, operation=operation, run_id=ctx.run_id)
+    if not applied.entry_id:
+        return ToolResult.ok(f"{summary}: nothing to change", files=[], diff="")
     notes: list[str] = []
-    data: dict[str, object] = {"files": applied.paths, "journal_id": applied.entry_id}
+    data: dict[str, Any] = {"files": applied.paths, "journal_id": applied.entry_id}
     for check in ctx.edit_checks:
-        outcome = check.check(ctx, applied)
+        try:
+            outcome = check.check(ctx, applied)
+        except Exception as exc:  # a broken check must not leave the caller thinking nothing changed
+            notes.append(f"note: the {check.name} check could not run ({type(exc).__name__}: {exc})")
+            continue
         if outcome.data:
             data[check.name] = outcome.data
         if outcome.reject and not force:
             ctx.workspace.undo(applied.entry_id, force=True)
             return ToolResult.fail(
-                f"{outcome.reject}\nThe edit was undone; nothing changed. Fix the edit, or pass force=true to keep it anyway.",
-                data={**data, "files": [], "rejected_by": check.name},
+                f"{outcome.reject}\nThe edit was undone; nothing changed. "
+                "Fix the edit, or pass force=true to keep it anyway.",
+                **{**data, "files": [], "journal_id": None, "rejected_by": check.name},
             )
         if outcome.reject:
             notes.append(f"kept despite {check.name} (force): {outcome.reject}")
         notes.extend(outcome.notes)
     diff = diff_of(applied)
-    data["diff"] = diff
+    data["diff"] = bounded(diff, MAX_DATA_DIFF_CHARS)
     out = [summary]
     out.extend(notes)
     if diff:

@@ -16,7 +16,7 @@ from .registry import TOOLSETS, load_all_tools
 from .toolcontext import ToolContext
 
 # Families add their module here: each has `register(subparsers) -> None`.
-COMMAND_MODULES: list[str] = []
+COMMAND_MODULES: list[str] = ["agent.commands.run", "agent.commands.code", "agent.commands.mcp"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -36,13 +36,27 @@ def make_context(root: str, **kw: Any) -> ToolContext:
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None) + "\n")
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None, default=str) + "\n")
+
+
+def _read_args(spec: str) -> str:
+    """--args is JSON text, `-` for stdin, or `@FILE` (handy for patches and long contents)."""
+    if spec == "-":
+        return sys.stdin.read()
+    if spec.startswith("@"):
+        try:
+            with open(spec[1:], encoding="utf-8") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise UsageError(f"--args {spec}: {exc.strerror or exc}") from exc
+    return spec
 
 
 def cmd_tool(args: argparse.Namespace) -> int:
     registry = load_all_tools()
+    text = _read_args(args.args)
     try:
-        raw = json.loads(args.args) if args.args else {}
+        raw = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise UsageError(f"--args is not valid JSON: {exc.msg} at char {exc.pos}") from exc
     try:
@@ -74,17 +88,17 @@ def cmd_undo(args: argparse.Namespace) -> int:
         if getattr(args, "run", None):
             entries = ws.journal.for_run(args.run)
             if not entries:
-                print(f"nothing to undo for run {args.run!r}", file=sys.stderr)
+                print(f"codeagent: nothing to undo for run {args.run!r}", file=sys.stderr)
                 return EXIT_FAILED
         else:
             entries = [ws.journal.last()]
-        files: list[str] = []
-        for entry in entries:
-            ws.undo(entry.id, force=args.force)
-            files.extend(f.path for f in entry.files)
-            print(f"undid {entry.operation} ({entry.id}): {', '.join(f.path for f in entry.files)}")
+        ws.undo_many(entries, force=args.force)
+    files = sorted({f.path for entry in entries for f in entry.files})
     if args.json:
-        print_json({"success": True, "files": files})
+        print_json({"success": True, "files": files, "operations": [e.operation for e in entries]})
+    else:
+        for entry in entries:
+            print(f"undid {entry.operation}: {', '.join(f.path for f in entry.files)}")
     return EXIT_OK
 
 
@@ -94,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tool", help="run one tool and print its result as JSON")
     p.add_argument("name", help="tool name (see `codeagent tools`)")
-    p.add_argument("--args", default="{}", help="the tool's arguments as a JSON object")
+    p.add_argument("--args", default="{}", help="the tool's arguments as a JSON object; `-` reads it from stdin, "
+                   "`@FILE` from a file")
     p.add_argument("--root", default=".", help="workspace root (default: the current folder)")
     p.set_defaults(func=cmd_tool)
 
@@ -113,8 +128,6 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
-
-
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,12 @@ The tree (tools catch these at one boundary, the registry, and turn them into To
     │   ├── StaleFileError             the file changed since it was read
     │   └── JournalError               nothing to undo, or undo impossible
     ├── ToolUsageError                 unknown tool, bad arguments (CLI exit 2)
-    └── ToolFailure                    a tool's own, expected failure with a message for the model
+    ├── ToolFailure                    a tool's own, expected failure with a message for the model
+    └── LLMError                       the model endpoint failed (agent/llm.py translates openai's errors)
+        ├── LLMAuthError               credentials refused (401/403): stop at once
+        ├── LLMUnavailable             transient failures (429, 5xx, timeouts, resets) outlasted the retries
+        ├── LLMRequestError            the endpoint refused the request itself (400, 404: wrong model, ...)
+        └── LLMFormatError             the model's replies could not be read as actions, even after re-asks
 """
 
 from __future__ import annotations
@@ -70,3 +75,27 @@ class ToolUsageError(CodeagentError):
 
 class ToolFailure(CodeagentError):
     """A tool's expected failure; the message is what the model reads."""
+
+
+class LLMError(CodeagentError):
+    """The model endpoint failed; the message says what to do about it."""
+
+
+class LLMAuthError(LLMError):
+    """The endpoint refused the credentials."""
+
+
+class LLMUnavailable(LLMError):
+    """Transient failures went on past the retries."""
+
+
+class LLMRequestError(LLMError):
+    """The endpoint refused the request (bad model name, unsupported parameter, ...)."""
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class LLMFormatError(LLMError):
+    """The model's replies could not be parsed as actions, even after re-asking."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -17,11 +18,15 @@ from typing import Any
 
 from .errors import JournalError
 
+_ID = re.compile(r"[0-9]{20}-[0-9a-f]{6}")
 MAX_ENTRIES = 500  # oldest entries beyond this are pruned
+MAX_TOTAL_BYTES = 512 * 1024 * 1024  # and beyond this much on disk
 
 
 @dataclass(slots=True)
 class JournalFile:
+    """One file of an operation: its bytes before, and the hash of what the operation wrote."""
+
     path: str
     old: bytes | None  # None: the file did not exist before
     new_hash: str | None  # None: the operation deleted the file
@@ -43,11 +48,14 @@ class JournalFile:
 
 @dataclass(slots=True)
 class JournalEntry:
+    """One operation: every file it changed, and the folders it created (removed on undo)."""
+
     id: str
     operation: str
     run_id: str | None
     created: float
     files: list[JournalFile] = field(default_factory=list)
+    created_dirs: list[str] = field(default_factory=list)
 
     @classmethod
     def new(cls, *, operation: str, run_id: str | None) -> JournalEntry:
@@ -60,6 +68,7 @@ class JournalEntry:
             "run_id": self.run_id,
             "created": self.created,
             "files": [f.to_json() for f in self.files],
+            "created_dirs": self.created_dirs,
         }
 
     @classmethod
@@ -67,6 +76,7 @@ class JournalEntry:
         return cls(
             raw["id"], raw["operation"], raw.get("run_id"), raw.get("created", 0.0),
             [JournalFile.from_json(f) for f in raw.get("files", [])],
+            list(raw.get("created_dirs", [])),
         )
 
 
@@ -77,9 +87,13 @@ class Journal:
         self.folder = folder
 
     def _ensure(self) -> None:
+        # a checked-out repo could make .codeagent a symlink to anywhere: never write through one
+        for folder in (self.folder.parent, self.folder):
+            if folder.is_symlink():
+                raise JournalError(f"{folder} is a symlink; refusing to write the edit journal through it")
         self.folder.mkdir(parents=True, exist_ok=True)
         ignore = self.folder.parent / ".gitignore"
-        if not ignore.exists():
+        if not ignore.exists() and not ignore.is_symlink():
             ignore.write_text("# codeagent's own state; never commit it\n*\n", encoding="utf-8")
 
     def record(self, entry: JournalEntry) -> None:
@@ -100,9 +114,12 @@ class Journal:
 
     def get(self, entry_id: str) -> JournalEntry:
         path = self.folder / f"{entry_id}.json"
-        if "/" in entry_id or not path.is_file():
+        if not _ID.fullmatch(entry_id) or not path.is_file():
             raise JournalError(f"no journal entry {entry_id!r}")
-        return JournalEntry.from_json(json.loads(path.read_text(encoding="utf-8")))
+        try:
+            return JournalEntry.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise JournalError(f"journal entry {entry_id!r} is unreadable: {exc}") from exc
 
     def last(self) -> JournalEntry:
         ids = self.ids()
@@ -124,5 +141,10 @@ class Journal:
 
     def _prune(self) -> None:
         ids = self.ids()
-        for old in ids[: max(0, len(ids) - MAX_ENTRIES)]:
+        sizes = {i: (self.folder / f"{i}.json").stat().st_size for i in ids}
+        total = sum(sizes.values())
+        for i, old in enumerate(ids[:-1]):  # the newest entry always stays
+            if len(ids) - i <= MAX_ENTRIES and total <= MAX_TOTAL_BYTES:
+                break
+            total -= sizes[old]
             self.drop(old)

@@ -7,6 +7,7 @@ the one boundary where exceptions become ToolResults: no tool ever raises into i
 from __future__ import annotations
 
 import json
+import re
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .errors import CodeagentError, ToolFailure, ToolUsageError
-from .result import ToolResult
+from .result import ToolResult, bounded
 
 if TYPE_CHECKING:
     from .toolcontext import ToolContext
@@ -27,6 +28,7 @@ TOOLSETS: dict[str, tuple[Toolset, ...]] = {
     "all": ("text", "semantic"),
 }
 
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # what OpenAI and MCP clients accept
 M = TypeVar("M", bound=BaseModel)
 ToolFn = Callable[["ToolContext", Any], ToolResult]
 
@@ -102,22 +104,38 @@ class Registry:
                 raise ToolUsageError(f"{name}: arguments are not valid JSON ({exc.msg} at char {exc.pos})") from exc
         if not isinstance(args, dict):
             raise ToolUsageError(f"{name}: arguments must be a JSON object, got {type(args).__name__}")
+        known = {n for n, f in tool.model.model_fields.items()} | {
+            f.alias for f in tool.model.model_fields.values() if f.alias
+        }
+        unknown = sorted(str(k) for k in args if k not in known)
+        if unknown and tool.model.model_config.get("extra") != "allow":
+            raise ToolUsageError(
+                f"{name}: unknown parameter(s) {', '.join(unknown)}; the parameters are: {', '.join(sorted(known))}"
+            )
         try:
             return tool, tool.model.model_validate(args)
         except ValidationError as exc:
             raise ToolUsageError(f"{name}: invalid arguments: {explain_validation(exc)}") from exc
 
     def execute(self, ctx: ToolContext, tool: Tool, params: BaseModel) -> ToolResult:
-        """Run a validated call; every exception becomes a failed ToolResult here, and only here."""
+        """Run a validated call; every exception becomes a failed ToolResult here, and only here.
+        The output is cut to the session's budget (workspace.max_output_chars), saying so."""
         try:
             result = tool.fn(ctx, params)
         except (ToolFailure, CodeagentError) as exc:
             return ToolResult.fail(str(exc))
+        except OSError as exc:  # permissions, disk full, ...: the model can act on the message
+            where = f" ({exc.filename})" if exc.filename else ""
+            return ToolResult.fail(f"{tool.name}: {exc.strerror or exc}{where}")
         except Exception as exc:  # a bug in a tool must not crash the loop
             tb = traceback.format_exc(limit=3)
-            return ToolResult.fail(f"{tool.name}: internal error {type(exc).__name__}: {exc}", data={"traceback": tb})
+            return ToolResult.fail(f"{tool.name}: internal error {type(exc).__name__}: {exc}", traceback=tb)
         if not isinstance(result, ToolResult):
             return ToolResult.fail(f"{tool.name}: internal error: returned {type(result).__name__}, not ToolResult")
+        limit = ctx.settings.workspace.max_output_chars
+        if len(result.output) > limit:
+            result.output = bounded(result.output, limit)
+            result.data.setdefault("output_truncated", True)
         return result
 
     def call(self, ctx: ToolContext, name: str, args: str | dict[str, Any] | None) -> ToolResult:
@@ -125,7 +143,7 @@ class Registry:
         try:
             tool, params = self.validate(name, args)
         except ToolUsageError as exc:
-            return ToolResult.fail(str(exc), data={"usage_error": True})
+            return ToolResult.fail(str(exc), usage_error=True)
         return self.execute(ctx, tool, params)
 
 
@@ -137,6 +155,9 @@ def tool(
     registry: Registry | None = None,
 ) -> Callable[[Callable[[ToolContext, M], ToolResult]], Callable[[ToolContext, M], ToolResult]]:
     """Register a function as a tool. Its docstring is the description the model reads."""
+
+    if not TOOL_NAME.fullmatch(name):
+        raise ValueError(f"tool name {name!r} must match {TOOL_NAME.pattern}")
 
     def wrap(fn: Callable[[ToolContext, M], ToolResult]) -> Callable[[ToolContext, M], ToolResult]:
         doc = " ".join((fn.__doc__ or "").split())

@@ -42,6 +42,16 @@ class Location:
         return f"{self.path}:{self.line}:{self.column}"
 
 
+def bounded(text: str, limit: int, *, what: str = "characters") -> str:
+    """Head and tail of `text`, saying how much was cut from the middle."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit * 2 // 3]
+    tail = text[len(text) - limit // 3:]
+    cut = len(text) - len(head) - len(tail)
+    return f"{head}\n[... {cut} {what} cut from the middle ...]\n{tail}"
+
+
 def content_hash(data: bytes) -> str:
     """The hash used everywhere to say 'this file is still what we saw'."""
     return hashlib.sha256(data).hexdigest()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -67,7 +68,7 @@ class ToolContext:
                 self._services[key] = obj
                 if close is not None:
                     self._closers.append(lambda: close(obj))
-            return self._services[key]  # type: ignore[no-any-return]
+            return self._services[key]
 
     def has_service(self, key: str) -> bool:
         return key in self._services
@@ -76,10 +77,8 @@ class ToolContext:
         """Stop every service (language servers, pools). Safe to call twice."""
         closers, self._closers = self._closers, []
         for closer in reversed(closers):
-            try:
+            with contextlib.suppress(Exception):  # closing must never raise out of cleanup
                 closer()
-            except Exception:  # closing must never raise out of cleanup
-                pass
         self._services.clear()
 
     def __enter__(self) -> ToolContext:
@@ -91,4 +90,10 @@ class ToolContext:
 
 def install_default_checks(ctx: ToolContext) -> None:
     """The edit checks every session runs. Families append theirs here."""
-    return None
+    from .syntax.guard import SyntaxGuard  # imported here: the syntax layer imports this module
+
+    ctx.edit_checks.append(SyntaxGuard())
+    from .semantic.diagnostics import DiagnosticsDelta, ServerSync  # only acts when a server already runs
+
+    ctx.edit_checks.append(ServerSync())
+    ctx.edit_checks.append(DiagnosticsDelta())

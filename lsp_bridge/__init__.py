@@ -1,4 +1,70 @@
 """A language-server client: processes, protocol, positions, workspace edits.
 
 This package never imports `agent`; the agent's semantic tools sit on top of it.
+
+Positions are 0-based lines and 0-based columns counted in code points (Python str indices) of the
+file's text as read from disk (UTF-8, BOM dropped, "\\n" line endings); `positions.py` converts to
+the server's encoding. Typical use::
+
+    pool = SessionPool()
+    session = pool.get(root, "python")          # "python" | "typescript" (.ts/.tsx/.js/.jsx)
+    session.ready(timeout=120)                  # optional: requests wait for readiness themselves
+    refs = session.references(path, Position(3, 4))
+    edits = session.rename(path, Position(3, 4), "new_name")   # list[FileEdits]; nothing written
+    new_text = apply_changes(old_text, edits[0].changes)
+    session.files_changed([path])               # after writing files
+    pool.close_all()
+
+Additions to the contract (old names unchanged): `LspSession.pid`, `.restarts`, `.ready_after`,
+`.encoding`; errors `ProtocolViolation` (a ServerCrashed), `StaleFile` (an InvalidEdit) and
+`RequestFailed`; `SessionPool(servers=..., cache_dir=..., auto_install=..., settings=...,
+request_timeout=..., ready_timeout=..., start_timeout=...)`; `edits.validate_changes`.
 """
+
+from lsp_bridge.edits import apply_changes, validate_changes
+from lsp_bridge.errors import (
+    BridgeError,
+    InvalidEdit,
+    NotReady,
+    ProtocolViolation,
+    RenameRefused,
+    RequestFailed,
+    RequestTimeout,
+    ServerCrashed,
+    ServerNotInstalled,
+    ServerStartError,
+    StaleFile,
+)
+from lsp_bridge.pool import SessionPool
+from lsp_bridge.servers import DEFAULT_SERVERS, SERVERS, ServerSpec, default_cache_dir, install_servers
+from lsp_bridge.session import LspSession
+from lsp_bridge.types import Diagnostic, FileEdits, FileLocation, Position, Range, TextChange
+
+__all__ = [
+    "DEFAULT_SERVERS",
+    "SERVERS",
+    "BridgeError",
+    "Diagnostic",
+    "FileEdits",
+    "FileLocation",
+    "InvalidEdit",
+    "LspSession",
+    "NotReady",
+    "Position",
+    "ProtocolViolation",
+    "Range",
+    "RenameRefused",
+    "RequestFailed",
+    "RequestTimeout",
+    "ServerCrashed",
+    "ServerNotInstalled",
+    "ServerSpec",
+    "ServerStartError",
+    "SessionPool",
+    "StaleFile",
+    "TextChange",
+    "apply_changes",
+    "default_cache_dir",
+    "install_servers",
+    "validate_changes",
+]

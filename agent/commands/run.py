@@ -1,0 +1,254 @@
+"""`codeagent run "TASK"`, `codeagent runs`, `codeagent replay ID`."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.prompt import Confirm
+
+from ..checkpoint import CheckpointError, git_checkpoint, restore_hint
+from ..cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, make_context, print_json
+from ..config import ConfigError, Settings, load_settings
+from ..context import Context, make_counter
+from ..errors import CodeagentError
+from ..llm import LLMClient, Model, ToolCall, endpoint_problem
+from ..loop import Agent, Display, Limits, Outcome
+from ..prompts import system_prompt, task_message
+from ..registry import TOOLSETS, Registry, Tool, load_all_tools
+from ..result import ToolResult
+from ..toolcontext import ToolContext
+from ..tools.agent_tools import read_memory
+from ..trajectory import Trajectory, TrajectoryError, list_runs, new_run_id, read_events, replay
+
+EXIT_INTERRUPTED = 130
+SHOWN_LINES = 12
+
+
+class RichDisplay:
+    """Each action before it runs and its result after; with --confirm, asks before risky ones."""
+
+    def __init__(self, console: Console):
+        self.console = console
+        self._streamed = False
+
+    def token(self, text: str) -> None:
+        self._streamed = True
+        self.console.print(escape(text), end="", style="italic", highlight=False)
+
+    def reply(self, text: str) -> None:
+        if self._streamed:
+            self._streamed = False
+            self.console.print()
+            return
+        shown = text if len(text) <= 2000 else text[:2000] + " …"
+        self.console.print(escape(shown), style="italic", highlight=False)
+
+    def action(self, call: ToolCall, tool: Tool | None) -> None:
+        tag = "" if tool is None else " [shell]" if tool.shell else " [mutating]" if tool.mutating else ""
+        args = call.arguments if len(call.arguments) <= 300 else call.arguments[:300] + " …"
+        self.console.print(f"[bold cyan]▶ {escape(call.name)}[/]{escape(tag)} {escape(args)}", highlight=False)
+
+    def result(self, call: ToolCall, result: ToolResult, seconds: float) -> None:
+        lines = (result.output if result.success else f"{result.error}\n{result.output}").strip().splitlines()
+        mark = "[green]✓[/]" if result.success else "[red]✗[/]"
+        self.console.print(f"{mark} {escape(call.name)} ({seconds:.2f} s, {len(lines)} lines)", highlight=False)
+        for line in lines[:SHOWN_LINES]:
+            self.console.print("  " + escape(line[:200]), style="dim", highlight=False)
+        if len(lines) > SHOWN_LINES:
+            self.console.print(f"  … {len(lines) - SHOWN_LINES} more lines", style="dim")
+
+    def confirm(self, call: ToolCall, tool: Tool) -> bool:
+        kind = "run a command" if tool.shell else "change files"
+        try:
+            return Confirm.ask(f"Allow {call.name} to {kind}?", console=self.console, default=False)
+        except (EOFError, KeyboardInterrupt):
+            self.console.print()
+            return False
+
+    def note(self, text: str) -> None:
+        self.console.print(f"[yellow]! {escape(text)}[/]", highlight=False)
+
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    llm = {k: v for k, v in {"model": args.model, "base_url": args.base_url, "protocol": args.protocol,
+                             "stream": True if args.stream else None}.items() if v is not None}
+    agent = {k: v for k, v in {"max_steps": args.max_steps,
+                               "git_checkpoint": True if args.checkpoint else None}.items() if v is not None}
+    return {k: v for k, v in {"llm": llm, "agent": agent}.items() if v}
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    task = sys.stdin.read() if args.task == "-" else args.task
+    if not task.strip():
+        raise UsageError("the task is empty")
+    try:
+        settings = load_settings(args.root, overrides=_overrides(args))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+    problem = endpoint_problem(settings.llm)
+    if problem:
+        print(f"codeagent: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    console = Console(stderr=args.json, highlight=False)
+    run_id = new_run_id()
+    try:
+        ctx = ToolContext.create(args.root, settings=settings, run_id=run_id)
+    except CodeagentError as exc:
+        raise UsageError(f"--root {args.root!r}: {exc}") from exc
+    with ctx:
+        display = RichDisplay(console)
+        outcome, traj_path = run_agent(ctx, settings, task, toolset=args.tools, confirm=args.confirm,
+                                       display=display, on_token=display.token)
+    _report(console, outcome, run_id, traj_path, as_json=args.json)
+    if outcome.ok:
+        return EXIT_OK
+    return EXIT_INTERRUPTED if outcome.status == "interrupted" else EXIT_FAILED
+
+
+def run_agent(ctx: ToolContext, settings: Settings, task: str, *, toolset: str = "all", confirm: bool = False,
+              display: Display | None = None, on_token: Callable[[str], None] | None = None,
+              registry: Registry | None = None, model: Model | None = None) -> tuple[Outcome, Path]:
+    """One agent run in `ctx` (whose run_id names it); returns the outcome and the trajectory's path.
+    `model` replaces the endpoint client (a scripted policy, in benchmarks)."""
+    registry = registry or load_all_tools()
+    tools = registry.tools(toolset, include_agent=True)
+    run_id = ctx.run_id or new_run_id()
+    ctx.run_id = run_id
+    ws = ctx.workspace
+    traj = Trajectory(ws, run_id)
+    running: list[Agent] = []  # set below; LLM events happen inside agent.query()
+
+    def on_event(kind: str, fields: dict[str, Any]) -> None:
+        traj.event(kind, step=running[0].steps + 1 if running else 0, **fields)
+        if display is not None and kind == "llm_retry":
+            display.note(f"model request failed (attempt {fields.get('attempt')}): {fields.get('error')}; retrying")
+        elif display is not None and kind == "format_error":
+            display.note(f"the model's reply was not a valid action ({fields.get('error')}); asking again")
+
+    client = LLMClient(settings.llm, on_event=on_event, on_token=on_token) if model is None else None
+    model = model or client
+    assert model is not None
+    checkpoint = None
+    if settings.agent.git_checkpoint:
+        try:
+            checkpoint = git_checkpoint(ws.root, run_id)
+            if display:
+                display.note(f"git checkpoint {checkpoint}; to go back: {restore_hint(checkpoint)}")
+        except CheckpointError as exc:
+            if display:
+                display.note(f"no git checkpoint: {exc}")
+    memory = read_memory(ws)
+    context = Context(
+        system=lambda protocol: system_prompt(tools, toolset=toolset, protocol=protocol, root=str(ws.root),
+                                              memory=memory),
+        task=task_message(task), window=settings.llm.context_window, reply_tokens=settings.llm.max_tokens,
+        keep_turns=settings.agent.keep_turns, counter=make_counter())
+    a = settings.agent
+    agent = Agent(model, ctx, registry, tools, context, limits=Limits(a.max_steps, a.max_total_tokens, a.max_seconds),
+                  trajectory=traj, display=display, confirm=confirm)
+    llm = settings.llm.model_dump(exclude={"api_key"})
+    traj.event("run_start", task=task, toolset=toolset, root=str(ws.root), tools=[t.name for t in tools],
+               llm=llm, limits=a.model_dump(), protocol=model.protocol, checkpoint=checkpoint,
+               token_counter="tiktoken" if context.counter.exact else "estimate")
+    running.append(agent)
+    try:
+        outcome = agent.run()
+    finally:
+        if client is not None:
+            client.close()
+    changed = sorted({f.path for e in ws.journal.for_run(run_id) for f in e.files})
+    traj.event("run_end", status=outcome.status, reason=outcome.message, steps=outcome.steps,
+               tokens=outcome.tokens, duration_s=round(outcome.seconds, 3), files_changed=changed,
+               checkpoint=checkpoint)
+    traj.close()
+    return outcome, traj.path
+
+
+def _report(console: Console, outcome: Outcome, run_id: str, traj: Path, *, as_json: bool) -> None:
+    if as_json:
+        print_json({"run_id": run_id, "status": outcome.status, "message": outcome.message, "steps": outcome.steps,
+                    "tokens": outcome.tokens, "seconds": round(outcome.seconds, 2), "trajectory": str(traj)})
+        return
+    style = "green" if outcome.ok else "red"
+    console.print(f"\n[bold {style}]{outcome.status}[/] after {outcome.steps} steps, {outcome.tokens} tokens, "
+                  f"{outcome.seconds:.1f} s", highlight=False)
+    console.print(escape(outcome.message), highlight=False)
+    console.print(f"[dim]run {run_id}: trajectory {traj}; undo its changes with "
+                  f"`codeagent undo --run {run_id}`[/]", highlight=False)
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    with make_context(args.root) as ctx:
+        runs = list_runs(ctx.workspace)
+    if args.json:
+        print_json([{"run_id": r.run_id, "started": r.started, "task": r.task, "status": r.status,
+                     "steps": r.steps, "tool_calls": r.tool_calls, "tokens": r.tokens, "reason": r.reason}
+                    for r in runs])
+        return EXIT_OK
+    if not runs:
+        print("no runs recorded yet")
+    for r in runs:
+        when = dt.datetime.fromtimestamp(r.started).strftime("%Y-%m-%d %H:%M") if r.started else "?"
+        task = " ".join(r.task.split())
+        print(f"{r.run_id:24} {when}  {r.status:11} {r.steps:3} steps {r.tool_calls:3} calls  "
+              f"{task[:60]}{'…' if len(task) > 60 else ''}")
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    replay_id = f"replay-{new_run_id()}"
+    with make_context(args.root, run_id=replay_id) as ctx:
+        try:
+            events = read_events(ctx.workspace, args.run_id)
+        except TrajectoryError as exc:
+            raise UsageError(str(exc)) from exc
+        report = replay(ctx, load_all_tools(), events, run_id=args.run_id)
+    if args.json:
+        print_json({"run_id": args.run_id, "replay_run_id": replay_id, "calls": report.calls,
+                    "skipped": report.skipped, "divergences": [
+                        {"index": d.index, "step": d.step, "tool": d.tool, "arguments": d.arguments,
+                         "expected": d.expected, "got": d.got} for d in report.divergences]})
+    else:
+        for d in report.divergences:
+            print("DIVERGED " + d.describe())
+        verdict = "no divergence" if report.ok else f"{len(report.divergences)} divergent calls"
+        print(f"replayed {report.calls} tool calls of run {args.run_id} ({report.skipped} skipped): {verdict}")
+        print(f"undo the replay's changes with `codeagent undo --run {replay_id}`")
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("run", help="run the agent on a task")
+    p.add_argument("task", help='what to do, in words ("-" reads it from standard input)')
+    p.add_argument("--root", default=".", help="workspace root (default: the current folder)")
+    p.add_argument("--model", help="model name as the endpoint knows it")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+    p.add_argument("--tools", default="all", choices=sorted(TOOLSETS),
+                   help="text: file, search and shell tools; semantic: adds syntax and language-server tools; "
+                        "all: every tool (default)")
+    p.add_argument("--max-steps", type=int, help="most model turns (default 30)")
+    p.add_argument("--protocol", choices=["auto", "tools", "json"], help="tool calling: native, JSON actions, or auto")
+    p.add_argument("--stream", action="store_true", help="stream the model's text as it is written")
+    p.add_argument("--confirm", action="store_true", help="ask before every action that changes files or runs commands")
+    p.add_argument("--checkpoint", action="store_true", help="record a git checkpoint ref before the run")
+    p.add_argument("--json", action="store_true", help="print the outcome as JSON (the progress goes to stderr)")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("runs", help="list recorded agent runs")
+    p.add_argument("--root", default=".", help="workspace root")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_runs)
+
+    p = sub.add_parser("replay", help="re-execute a run's tool calls and report any divergence")
+    p.add_argument("run_id", metavar="ID", help="the run (see `codeagent runs`)")
+    p.add_argument("--root", default=".", help="workspace root")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_replay)

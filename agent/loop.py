@@ -1,0 +1,360 @@
+"""The agent loop: run → step → query → execute.
+
+Every way out of the loop is an exception carrying its message (`Stop` and its subclasses): the
+model finished, a limit was reached, the run is stuck, the model endpoint failed, the user pressed
+Ctrl+C. A failed tool is not an exception: its error goes back to the model as the observation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from .context import Context, ContextOverflowError, Observation, Turn
+from .errors import CodeagentError, LLMError, ToolUsageError
+from .llm import Model, ProtocolChanged, Reply, ToolCall
+from .registry import Registry, Tool
+from .result import ToolResult, bounded
+from .toolcontext import ToolContext
+from .trajectory import Trajectory, comparable, recorded_text, result_text
+
+MAX_PARALLEL = 4
+MAX_STATE_CHARS = 200_000  # files bigger than this are not kept as "latest known state"
+
+
+class Stop(Exception):
+    """Leaves the loop; the message says why."""
+
+    status = "stopped"
+
+
+class Finished(Stop):
+    status = "finished"
+
+
+class LimitReached(Stop):
+    status = "limit"
+
+
+class Stuck(Stop):
+    status = "stuck"
+
+
+class ModelFailed(Stop):
+    status = "model_error"
+
+
+class Interrupted(Stop):
+    status = "interrupted"
+
+
+class Display(Protocol):
+    """What the user sees (and, with --confirm, is asked)."""
+
+    def reply(self, text: str) -> None: ...
+    def action(self, call: ToolCall, tool: Tool | None) -> None: ...
+    def result(self, call: ToolCall, result: ToolResult, seconds: float) -> None: ...
+    def confirm(self, call: ToolCall, tool: Tool) -> bool: ...
+    def note(self, text: str) -> None: ...
+
+
+class NoDisplay:
+    def reply(self, text: str) -> None: ...
+    def action(self, call: ToolCall, tool: Tool | None) -> None: ...
+    def result(self, call: ToolCall, result: ToolResult, seconds: float) -> None: ...
+    def confirm(self, call: ToolCall, tool: Tool) -> bool:
+        return False
+    def note(self, text: str) -> None: ...
+
+
+@dataclass(slots=True)
+class Limits:
+    max_steps: int = 30
+    max_total_tokens: int = 1_000_000
+    max_seconds: float = 1800.0
+
+
+@dataclass(slots=True)
+class Outcome:
+    status: str  # finished, limit, stuck, model_error, interrupted
+    message: str
+    steps: int
+    tokens: int
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "finished"
+
+
+class Agent:
+    def __init__(self, model: Model, ctx: ToolContext, registry: Registry, tools: list[Tool], context: Context, *,
+                 limits: Limits | None = None, trajectory: Trajectory | None = None,
+                 display: Display | None = None, confirm: bool = False):
+        self.model, self.ctx, self.registry, self.tools, self.context = model, ctx, registry, tools, context
+        self.limits = limits or Limits()
+        self.trajectory = trajectory
+        self.display: Display = display or NoDisplay()
+        self.confirm = confirm
+        self.stuck = StuckDetector()
+        self.steps = self.tokens = 0
+        self.started = time.monotonic()
+        self._offered = {t.name for t in tools}
+        self._interrupted = False
+
+    def run(self) -> Outcome:
+        self.started = time.monotonic()
+        while True:
+            try:
+                self.step()
+            except Stop as stop:
+                return self._outcome(stop)
+            except KeyboardInterrupt:
+                return self._outcome(Interrupted("interrupted by the user (Ctrl+C) between steps; no file is half-written"))
+
+    def step(self) -> None:
+        self.check_limits()
+        self.execute(self.query())
+
+    def query(self) -> Reply:
+        schemas = [t.openai_schema() for t in self.tools] if self.model.protocol == "tools" else []
+        try:
+            messages = self.context.messages(self.model.protocol, reserve=self.context.counter.text(json.dumps(schemas)))
+            reply = self.model.complete(messages, self.tools)
+        except ProtocolChanged as exc:
+            self.display.note(f"the endpoint refused native tool calls; switching to JSON actions ({exc})")
+            return self.query()
+        except (LLMError, ContextOverflowError) as exc:
+            raise ModelFailed(f"the model could not be queried: {exc}") from exc
+        except KeyboardInterrupt as exc:
+            raise Interrupted("interrupted by the user (Ctrl+C) while waiting for the model") from exc
+        counter = self.context.counter
+        self.tokens += (reply.prompt_tokens if reply.prompt_tokens is not None else counter.messages(messages)) + (
+            reply.completion_tokens if reply.completion_tokens is not None
+            else counter.text(reply.content + "".join(c.arguments for c in reply.tool_calls)))
+        return reply
+
+    def execute(self, reply: Reply) -> None:
+        self.steps += 1
+        turn = Turn(self.steps, reply.content, list(reply.tool_calls), protocol=reply.protocol)
+        self.context.add(turn)
+        if reply.content.strip():
+            self.display.reply(reply.content)
+        if not reply.tool_calls:
+            if reply.content.strip():
+                raise Finished(reply.content.strip())  # a final answer
+            turn.notes.append("Your reply was empty. Call a tool, or call finish with a summary.")
+        with self._sigint_deferred():
+            results = self.run_calls(turn.calls)
+        for call, result in zip(turn.calls, results, strict=True):
+            self._observe(turn, call, result)
+        hint = self.stuck.observe(turn)
+        if hint:
+            turn.notes.append(hint)
+            self.display.note(hint)
+        if self._interrupted:
+            raise Interrupted("interrupted by the user (Ctrl+C); the tool calls of that step completed")
+        self._check_finish(turn, results)
+
+    # ------------------------------------------------------------------------- limits and the end
+    def check_limits(self) -> None:
+        lim = self.limits
+        if self.steps >= lim.max_steps:
+            raise LimitReached(f"step limit reached ({lim.max_steps} steps) before the task was finished")
+        if self.tokens >= lim.max_total_tokens:
+            raise LimitReached(f"token limit reached ({self.tokens} of {lim.max_total_tokens} tokens)")
+        if time.monotonic() - self.started >= lim.max_seconds:
+            raise LimitReached(f"time limit reached ({lim.max_seconds:g} s)")
+
+    def _check_finish(self, turn: Turn, results: list[ToolResult]) -> None:
+        done = [r for c, r in zip(turn.calls, results, strict=True) if c.name == "finish" and r.success]
+        if not done:
+            return
+        failed = [c.name for c, r in zip(turn.calls, results, strict=True) if c.name != "finish" and not r.success]
+        if failed:
+            turn.notes.append(f"finish was not accepted: {', '.join(failed)} failed in the same turn. "
+                              "Look at the errors, then call finish again.")
+            return
+        raise Finished(done[-1].output)
+
+    def _outcome(self, stop: Stop) -> Outcome:
+        return Outcome(stop.status, str(stop), self.steps, self.tokens, time.monotonic() - self.started)
+
+    # ------------------------------------------------------------------------- tool calls
+    def run_calls(self, calls: list[ToolCall]) -> list[ToolResult]:
+        """In order; consecutive read-only calls run concurrently, mutating and shell ones alone."""
+        prepared = [self._prepare(c) for c in calls]
+        results: list[ToolResult] = []
+        i = 0
+        while i < len(prepared):
+            j = i + 1
+            while j < len(prepared) and _parallel_ok(prepared[i]) and _parallel_ok(prepared[j]):
+                j += 1
+            if j - i > 1:
+                with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, j - i)) as pool:
+                    results.extend(pool.map(self._run_one, prepared[i:j]))
+            else:
+                results.append(self._run_one(prepared[i]))
+            i = j
+        return results
+
+    def _prepare(self, call: ToolCall) -> _Prepared:
+        self._record("tool_call", call_id=call.id, name=call.name, arguments=call.arguments)
+        try:
+            if call.name not in self._offered:
+                self.registry.get(call.name)  # an unknown name raises with the list of known tools
+                raise ToolUsageError(f"tool {call.name!r} is not offered in this run; use one of: "
+                                     + ", ".join(sorted(self._offered)))
+            tool, params = self.registry.validate(call.name, call.arguments)
+        except ToolUsageError as exc:
+            return _Prepared(call, None, None, ToolResult.fail(str(exc), usage_error=True))
+        return _Prepared(call, tool, params, None)
+
+    def _run_one(self, p: _Prepared) -> ToolResult:
+        self.display.action(p.call, p.tool)
+        started = time.monotonic()
+        executed = p.error is None
+        if p.error is not None:
+            result = p.error
+        elif p.tool is not None and p.params is not None:
+            if self.confirm and (p.tool.mutating or p.tool.shell) and not self.display.confirm(p.call, p.tool):
+                result, executed = ToolResult.fail("the user declined this action; do something else or finish"), False
+            else:
+                result = self.registry.execute(self.ctx, p.tool, p.params)
+        seconds = time.monotonic() - started
+        self.display.result(p.call, result, seconds)
+        text = self._bounded(result)
+        self._record("tool_result", call_id=p.call.id, name=p.call.name, success=result.success,
+                     raw_output=recorded_text(result), error=result.error, executed=executed,
+                     duration_s=round(seconds, 3), output_chars=len(text), output_bytes=len(text.encode()),
+                     files=result.data.get("files"), journal_id=result.data.get("journal_id"))
+        return result
+
+    def _bounded(self, result: ToolResult) -> str:
+        return bounded(result_text(result), self.ctx.settings.workspace.max_output_chars)
+
+    def _observe(self, turn: Turn, call: ToolCall, result: ToolResult) -> None:
+        turn.observations.append(Observation(call, self._bounded(result), result.success))
+        if not result.success:
+            return
+        data = result.data
+        if call.name == "read_file" and isinstance(data.get("path"), str):
+            whole = not data.get("truncated") and data.get("start_line") == 1 and data.get("end_line") == data.get(
+                "total_lines")
+            self._note_file(data["path"], turn.step, shown=bool(whole))
+        for path in data.get("files") or []:
+            if isinstance(path, str):
+                self._note_file(path, turn.step, shown=False)
+
+    def _note_file(self, path: str, step: int, *, shown: bool) -> None:
+        ws = self.ctx.workspace
+        try:
+            if not ws.exists(path):
+                self.context.note_file(path, None, step, shown=False)
+                return
+            doc = ws.read(path)
+        except CodeagentError:
+            return
+        if len(doc.text) <= MAX_STATE_CHARS:
+            self.context.note_file(doc.path, doc.text, step, shown=shown)
+
+    def _record(self, kind: str, **fields: Any) -> None:
+        if self.trajectory is not None:
+            self.trajectory.event(kind, step=self.steps, **fields)
+
+    @contextlib.contextmanager
+    def _sigint_deferred(self) -> Iterator[None]:
+        """While tools run, the first Ctrl+C only marks the run to stop after them; a second one is
+        a hard stop (writes are atomic, so even then no file is torn)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def on_sigint(signum: int, frame: object) -> None:
+            if self._interrupted:
+                raise KeyboardInterrupt
+            self._interrupted = True
+            self.display.note("Ctrl+C: stopping after the current tool calls (again to stop now)")
+
+        previous = signal.signal(signal.SIGINT, on_sigint)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
+@dataclass(slots=True)
+class _Prepared:
+    call: ToolCall
+    tool: Tool | None
+    params: BaseModel | None
+    error: ToolResult | None
+
+
+def _parallel_ok(p: _Prepared) -> bool:
+    return p.error is None and p.tool is not None and p.tool.read_only
+
+
+class StuckDetector:
+    """Hints after the same failing call three times; stops on repeating action/observation cycles
+    (A-A-A-A after the hint, or A-B-A-B, A-B-C-A-B-C)."""
+
+    HINT_AFTER = 3
+    CYCLES = ((1, 4), (2, 2), (3, 2))  # (period, repetitions) that stop the run
+
+    def __init__(self) -> None:
+        self.failures: Counter[str] = Counter()
+        self.history: list[str] = []
+
+    def observe(self, turn: Turn) -> str | None:
+        hints = []
+        for obs in turn.observations:
+            key = _call_key(obs.call)
+            if not obs.success:
+                self.failures[key] += 1
+                if self.failures[key] == self.HINT_AFTER:
+                    first = obs.text.splitlines()[0] if obs.text else ""
+                    hints.append(f"`{obs.call.name}` with these arguments has failed {self.HINT_AFTER} times "
+                                 f"({first[:200]}). Repeating it will not help: change approach (re-read the "
+                                 "file, check the path and arguments, or use another tool).")
+        self.history.append(_turn_key(turn))
+        for period, reps in self.CYCLES:
+            window = self.history[-period * reps:]
+            if len(window) == period * reps and window == window[-period:] * reps:
+                what = "the same action with the same result" if period == 1 else \
+                    f"a cycle of {period} actions with the same results"
+                raise Stuck(f"stuck: the model repeated {what} {reps} times; stopping "
+                            f"(last action: {_describe(turn)})")
+        h = self.history
+        if not hints and len(h) >= self.HINT_AFTER and len(set(h[-self.HINT_AFTER:])) == 1:
+            hints.append(f"You made the same call {self.HINT_AFTER} times and got the same result each time. "
+                         "Change approach, or call finish if the task is done.")
+        return "\n".join(hints) or None
+
+
+def _call_key(call: ToolCall) -> str:
+    try:
+        args = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
+    except json.JSONDecodeError:
+        args = call.arguments
+    return f"{call.name}:{args}"
+
+
+def _turn_key(turn: Turn) -> str:
+    if not turn.calls:
+        return f"text:{turn.content.strip()[:500]}"
+    return "|".join(f"{_call_key(o.call)}={o.success}:{comparable(o.text)}" for o in turn.observations)
+
+
+def _describe(turn: Turn) -> str:
+    return ", ".join(f"{c.name} {c.arguments[:80]}" for c in turn.calls) or "an answer without a tool call"

@@ -1,0 +1,83 @@
+"""The hook between the semantic tools' rename (agent/semantic/rename.py) and this engine:
+`engine_plan` takes the place of the server-only plan and returns the semantic layer's plan,
+every site with the engine's reason, the engine's notes, and the string literals it saw but did
+not change (the semantic layer lists unconfirmed identifiers in code itself)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsp_bridge import LspSession
+from lsp_bridge.errors import BridgeError, InvalidEdit, NotReady, RenameRefused, StaleFile
+
+from ..errors import StaleFileError, ToolFailure
+from ..toolcontext import ToolContext
+from .engine import plan_rename
+from .model import RenamePlan as EnginePlan
+
+if TYPE_CHECKING:
+    from ..semantic.rename import RenamePlan
+    from ..semantic.target import Target
+
+MAX_ADDED_LISTED = 60
+MAX_STRINGS_LISTED = 20
+
+
+def engine_plan(ctx: ToolContext, session: LspSession, target: Target, new_name: str) -> RenamePlan:
+    """The complete rename plan for `target` (raises ToolFailure with the reason when impossible)."""
+    from ..semantic.references import UNAVAILABLE
+    from ..semantic.rename import RenamePlan
+    from ..semantic.target import display_path
+
+    try:
+        found = plan_rename(session, ctx.workspace, target.real, target.pos, new_name)
+    except RenameRefused as exc:
+        raise ToolFailure(f"the language server refuses to rename {target.name!r} at {target.location}: {exc}") from exc
+    except NotReady as exc:
+        raise ToolFailure(f"{exc}; nothing was renamed, try again when it has finished indexing") from exc
+    except StaleFile as exc:
+        raise ToolFailure(f"{exc}; nothing was written, run the rename again") from exc
+    except InvalidEdit as exc:
+        raise ToolFailure(f"the server's rename edit is unsafe ({exc}); nothing was written") from exc
+    except UNAVAILABLE:
+        raise
+    except BridgeError as exc:
+        raise ToolFailure(f"rename_symbol: {exc}") from exc
+    plan = RenamePlan(target, new_name, "lsp", complete=True)
+    for path, edits in found.by_file().items():
+        rel = display_path(ctx, path)
+        doc = plan.doc(ctx, rel)
+        seen = found.seen_hashes.get(path)
+        if seen is not None and doc.hash != seen:
+            raise StaleFileError(f"{rel} changed while the rename was planned; nothing was written. "
+                                 "Run the rename again.")
+        for e in edits:
+            plan.add(ctx, rel, e.range, e.new_text, e.reason)
+    plan.file_ops.extend(found.file_ops)
+    if not plan.sites and not plan.file_ops:
+        raise ToolFailure(f"the language server returned no edits for renaming {target.name!r} at {target.location}")
+    plan.notes.extend(explain(found, lambda p: display_path(ctx, p)))
+    return plan
+
+
+def explain(found: EnginePlan, show: Callable[[Path], str]) -> list[str]:
+    """What the engine added beyond the server's own answer (each site with its reason), the
+    string literals left for review, and its notes. Bounded."""
+    out: list[str] = []
+    added = [e for edits in found.by_file().values() for e in edits if e.reason != "lsp"]
+    if added:
+        counts = ", ".join(f"{n} {r}" for r, n in sorted(found.reason_counts().items()) if r != "lsp")
+        out.append(f"completed beyond the language server's answer: {counts}")
+        for e in added[:MAX_ADDED_LISTED]:
+            out.append(f"  {show(e.path)}:{e.range.start.line + 1}:{e.range.start.character + 1} [{e.reason}]")
+        if len(added) > MAX_ADDED_LISTED:
+            out.append(f"  ... {len(added) - MAX_ADDED_LISTED} more (all listed in `sites`)")
+    strings = [r for r in found.review if r.kind == "string"]
+    if strings:
+        out.append(f"string literals spelling {found.old_name!r} that no rule tied to the symbol (not changed; review):")
+        for r in strings[:MAX_STRINGS_LISTED]:
+            out.append(f"  {show(r.path)}:{r.line + 1}:{r.character + 1} {r.line_text[:100]}")
+    out.extend(found.notes)
+    return out

@@ -1,0 +1,130 @@
+"""Completion passes that need no declaration seeds: name-like strings (`__all__`, `__slots__`,
+attribute names in getattr-style calls and `__dict__` filters), keyword-argument labels, and
+attribute accesses whose receiver the server types as the owning class."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import tree_sitter as ts
+
+from lsp_bridge.errors import BridgeError
+from lsp_bridge.types import FileLocation, Position
+
+from .collect import Collector
+from .pysource import (
+    NAME_LIST_DUNDERS,
+    PySource,
+    attribute_name_strings,
+    keyword_argument_name,
+    module_level_binding,
+    name_list_entries,
+)
+from .server import Sources, TypeDefinitionServer
+
+
+def all_entries(sources: Sources, coll: Collector, name: str) -> int:
+    """`__all__` entries naming `name` in modules whose own module-level binding of it is renamed."""
+    added = 0
+    for path in sources.files_containing("__all__"):
+        text = sources.text(path) or ""
+        if f'"{name}"' not in text and f"'{name}'" not in text:
+            continue
+        src = sources.parsed(path)
+        if src is None:
+            continue
+        entries = list(name_list_entries(src.tree.root_node, frozenset({"__all__"}), name))
+        if not entries:
+            continue
+        renamed = any(module_level_binding(ident) and coll.covers(path, src.position(ident.start_point))
+                      for ident in src.identifiers(name))
+        if renamed:
+            added += sum(coll.add_node(src, entry, "__all__") for entry in entries)
+    return added
+
+
+def class_strings(owners: Iterable[tuple[PySource, ts.Node]], coll: Collector, name: str) -> int:
+    """`__slots__`/`__match_args__` entries and attribute-name strings of the owning classes."""
+    added = 0
+    for src, cls in owners:
+        body = cls.child_by_field_name("body")
+        for entry in name_list_entries(body, NAME_LIST_DUNDERS, name):
+            added += coll.add_node(src, entry, "__slots__")
+        for entry in attribute_name_strings(cls, name):
+            added += coll.add_node(src, entry, "attr-string")
+    return added
+
+
+def label_keyword_arguments(sources: Sources, coll: Collector) -> None:
+    """Sites that are `name=` labels at call sites say so (reason `kwarg`)."""
+    for (path, rng), edit in list(coll.edits.items()):
+        src = sources.parsed(path)
+        if src is None:
+            continue
+        ident = src.identifier_at(rng.start)
+        if ident is not None and keyword_argument_name(ident) and edit.reason in ("lsp", "stub", "hierarchy"):
+            coll.relabel(path, rng.start, "kwarg")
+
+
+def receiver_types(server: TypeDefinitionServer, sources: Sources, coll: Collector, name: str,
+                   owner_classes: set[tuple[Path, Position]], *, untyped_ok: bool, limit: int) -> tuple[int, int]:
+    """`x.name` accesses the server did not link, where the server types `x` as an owning class
+    (e.g. through a stub that does not declare the member): reason `receiver-type`. With
+    `untyped_ok` (no other class declares the member and it is no everyday built-in member name),
+    also those whose receiver has no type at all: reason `untyped-receiver`. Returns (added, checked)."""
+    added = checked = 0
+    for path in sources.files_containing(name):
+        src = sources.parsed(path)
+        if src is None:
+            continue
+        for ident in src.identifiers(name):
+            attr = ident.parent
+            if attr is None or attr.type != "attribute" or attr.child_by_field_name("attribute") != ident:
+                continue
+            if coll.covers(path, src.position(ident.start_point)):
+                continue
+            receiver = _receiver_token(attr.child_by_field_name("object"))
+            if receiver is None:
+                continue
+            if checked >= limit:
+                return added, checked
+            checked += 1
+            try:
+                locs = server.type_definition(path, src.position(receiver.start_point))
+            except BridgeError:
+                continue
+            verdict = _receiver_kind(sources, locs, owner_classes)
+            if verdict == "owner":
+                added += coll.add_node(src, ident, "receiver-type")
+            elif verdict == "untyped" and untyped_ok:
+                added += coll.add_node(src, ident, "untyped-receiver")
+    return added, checked
+
+
+def _receiver_kind(sources: Sources, locs: list[FileLocation], owners: set[tuple[Path, Position]]) -> str:
+    """"owner" (typed as an owning class), "untyped" (the server only knows the variable's own
+    declarations: no type), or "other"."""
+    if any((loc.path, loc.range.start) in owners for loc in locs):
+        return "owner"
+    for loc in locs:
+        if not sources.in_workspace(loc.path):
+            return "other"  # a library or builtin type
+        src = sources.parsed(loc.path)
+        if src is None or loc.range.start == Position(0, 0) and loc.range.end == Position(0, 0):
+            return "other"  # a module
+        ident = src.identifier_at(loc.range.start)
+        if ident is None or (ident.parent is not None and ident.parent.type == "class_definition"):
+            return "other"
+    return "untyped"
+
+
+def _receiver_token(obj: ts.Node | None) -> ts.Node | None:
+    """The token whose type is the receiver's: a name, or the last name of `a.b`."""
+    if obj is None:
+        return None
+    if obj.type == "identifier":
+        return obj
+    if obj.type == "attribute":
+        return obj.child_by_field_name("attribute")
+    return None

@@ -1,0 +1,115 @@
+"""What the rename engine asks of a language server, and the workspace files it reads.
+
+`SemanticServer` is the part of `lsp_bridge.LspSession` the engine uses (tests and other callers
+may pass anything with these methods). `type_definition` is optional: when the session has it,
+attribute accesses on receivers typed as the owning class are confirmed through it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from lsp_bridge.types import FileEdits, FileLocation, Position
+
+from ..errors import CodeagentError
+from ..walk import ALWAYS_SKIPPED, iter_files
+from ..workspace import Workspace
+from .pysource import PySource
+
+
+class SemanticServer(Protocol):
+    def sync(self, path: Path) -> None: ...
+
+    def definition(self, path: Path, pos: Position) -> list[FileLocation]: ...
+
+    def references(self, path: Path, pos: Position, include_declaration: bool = True) -> list[FileLocation]: ...
+
+    def rename(self, path: Path, pos: Position, new_name: str) -> list[FileEdits]: ...
+
+
+@runtime_checkable
+class TypeDefinitionServer(Protocol):
+    def type_definition(self, path: Path, pos: Position) -> list[FileLocation]: ...
+
+
+class Sources:
+    """Workspace files of one language, read once: text (decoded like the workspace does), hash,
+    and a parsed PySource on demand. Files outside the workspace, in virtualenvs or
+    site-packages, are never part of it."""
+
+    def __init__(self, ws: Workspace, *, suffixes: tuple[str, ...], max_files: int = 50_000,
+                 max_bytes: int = 4 * 1024 * 1024):
+        self.ws = ws
+        self.root = ws.root
+        self.suffixes = suffixes
+        self.max_files = max_files
+        self.max_bytes = max_bytes
+        self._texts: dict[Path, tuple[str, str] | None] = {}
+        self._parsed: dict[Path, PySource] = {}
+        self._files: list[Path] | None = None
+        self._dir_ok: dict[Path, bool] = {}
+        self.truncated = False
+
+    def files(self) -> list[Path]:
+        """Every file of the language under the root (gitignore-aware), bounded."""
+        if self._files is None:
+            found: list[Path] = []
+            for path in iter_files(self.root):
+                if path.suffix in self.suffixes:
+                    found.append(path)
+                    if len(found) >= self.max_files:
+                        self.truncated = True
+                        break
+            self._files = found
+        return self._files
+
+    def files_containing(self, word: str) -> list[Path]:
+        return [p for p in self.files() if (entry := self.read(p)) is not None and word in entry[0]]
+
+    def in_workspace(self, path: Path) -> bool:
+        """Inside the root, and not inside a virtualenv, site-packages or a skipped folder."""
+        try:
+            rel = Path(os.path.realpath(path)).relative_to(self.root)
+        except ValueError:
+            return False
+        folder = self.root
+        for part in rel.parts[:-1]:
+            folder = folder / part
+            ok = self._dir_ok.get(folder)
+            if ok is None:
+                ok = self._dir_ok[folder] = not (
+                    part in ALWAYS_SKIPPED or part == "site-packages" or (folder / "pyvenv.cfg").is_file())
+            if not ok:
+                return False
+        return True
+
+    def read(self, path: Path) -> tuple[str, str] | None:
+        """(text, sha256) of a workspace file, or None when it is not one or cannot be read."""
+        path = Path(path)
+        if path not in self._texts:
+            entry: tuple[str, str] | None = None
+            if self.in_workspace(path):
+                try:
+                    if path.stat().st_size <= self.max_bytes:
+                        doc = self.ws.read(path)
+                        entry = (doc.text, doc.hash)
+                except (CodeagentError, OSError):
+                    entry = None
+            self._texts[path] = entry
+        return self._texts[path]
+
+    def text(self, path: Path) -> str | None:
+        entry = self.read(path)
+        return entry[0] if entry else None
+
+    def parsed(self, path: Path) -> PySource | None:
+        path = Path(path)
+        src = self._parsed.get(path)
+        if src is None:
+            text = self.text(path)
+            if text is None:
+                return None
+            src = self._parsed[path] = PySource(path, text)
+        return src

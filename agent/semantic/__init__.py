@@ -1,0 +1,14 @@
+"""The agent side of the language-server bridge.
+
+    target.py       tool positions (1-based, characters) and symbols -> bridge positions, and back
+    sessions.py     the shared SessionPool of a ToolContext; running sessions; change notification
+    references.py   find_references / find_definition (server, or syntactic fallback)
+    rename.py       rename plans (server + passes), stale-checked edits, preview or commit
+    diagnostics.py  get_diagnostics; the ServerSync and DiagnosticsDelta edit checks
+    identifiers.py  is a new name a valid, non-keyword identifier of the language
+    textscan.py     same-name occurrences in code across the workspace (ripgrep + tree-sitter)
+    compare.py      `rename --compare`: semantic rename vs word-boundary text replacement
+    daemon*.py      the per-workspace background process keeping servers warm, and its client
+
+Nothing is imported here: the CLI's daemon client must stay light to start.
+"""

@@ -1,0 +1,179 @@
+"""The per-workspace daemon: one long-lived ToolContext whose language servers stay warm between
+CLI calls. It serves one connection at a time on a unix socket (see daemon_protocol) and exits after an idle period, when its
+workspace disappears, on `stop`, or on SIGTERM/SIGINT (stopping its servers on the way out).
+
+Run by the CLI as `python -m agent.semantic.daemon --root ROOT --state DIR`; never by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from ..config import Settings
+from ..registry import load_all_tools
+from ..toolcontext import ToolContext
+from .daemon_protocol import DaemonError, build_id, recv_message, send_message, settings_id
+from .sessions import notify_changed
+from .watch import NewFileWatcher
+
+log = logging.getLogger("codeagent.daemon")
+
+POLL_SECONDS = 2.0  # how often an idle daemon checks its workspace still exists
+CLIENT_READ_TIMEOUT = 30.0
+
+
+class Daemon:
+    def __init__(self, root: Path, state: Path, settings: Settings):
+        self.root = root
+        self.state = state
+        self.settings = settings
+        self.idle_timeout = settings.lsp.daemon_idle_timeout
+        self.build = build_id()
+        self.settings_id = settings_id(settings)
+        self.ctx = ToolContext.create(root, settings=settings)
+        self.registry = load_all_tools()
+        # The bridge re-checks files it knows before each request; new files it learns from us.
+        # The first listing takes a moment on a big tree: it runs while the daemon starts serving.
+        self._watcher: NewFileWatcher | None = None
+        self._watcher_thread = threading.Thread(target=self._start_watcher, daemon=True)
+        self._watcher_thread.start()
+        self.stopping = False
+        self.last_request = time.monotonic()
+
+    def _start_watcher(self) -> None:
+        self._watcher = NewFileWatcher(self.ctx.workspace.root)
+
+    def serve(self, listener: socket.socket) -> None:
+        while not self.stopping:
+            idle = time.monotonic() - self.last_request
+            if idle >= self.idle_timeout:
+                log.info("idle for %.0f s: exiting", idle)
+                return
+            if not self.ctx.workspace.root.is_dir():
+                log.info("workspace %s is gone: exiting", self.root)
+                return
+            wait = min(POLL_SECONDS, self.idle_timeout - idle)
+            try:
+                readable, _, _ = select.select([listener], [], [], max(wait, 0.05))
+            except InterruptedError:
+                continue
+            if not readable:
+                continue
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            with conn:
+                self.handle(conn)
+            self.last_request = time.monotonic()
+
+    def handle(self, conn: socket.socket) -> None:
+        conn.settimeout(CLIENT_READ_TIMEOUT)
+        try:
+            request = recv_message(conn)
+        except (DaemonError, OSError) as exc:
+            log.warning("bad request: %s", exc)
+            with contextlib.suppress(OSError):
+                send_message(conn, {"ok": False, "error": f"bad request: {exc}"})
+            return
+        conn.settimeout(None)
+        reply = self.answer(request)
+        try:
+            send_message(conn, reply)
+        except OSError as exc:  # the client gave up (Ctrl-C); the next one is served normally
+            log.warning("client went away: %s", exc)
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request.get("op")
+        if request.get("build") != self.build or request.get("settings") != self.settings_id:
+            self.stopping = True
+            return {"ok": False, "restart": True, "error": "daemon runs other code or settings; restarting"}
+        if op == "ping":
+            return {"ok": True, "result": {"pid": os.getpid(), "root": str(self.root)}}
+        if op == "stop":
+            self.stopping = True
+            return {"ok": True, "result": {"stopped": os.getpid()}}
+        if op != "tool":
+            return {"ok": False, "error": f"unknown op {op!r}"}
+        name, args = request.get("name"), request.get("args")
+        if not isinstance(name, str) or not isinstance(args, dict):
+            return {"ok": False, "error": "a tool request needs a name and an args object"}
+        started = time.monotonic()
+        try:
+            self._watcher_thread.join()
+            created_or_deleted = self._watcher.poll() if self._watcher is not None else []
+            if created_or_deleted:
+                notify_changed(self.ctx, created_or_deleted)
+            result = self.registry.call(self.ctx, name, args)
+        except Exception as exc:  # the registry converts tool errors; this is a daemon bug
+            log.exception("request failed")
+            return {"ok": False, "error": f"daemon error: {type(exc).__name__}: {exc}"}
+        log.info("%s %.3f s", name, time.monotonic() - started)
+        return {"ok": True, "result": result.to_dict()}
+
+    def close(self) -> None:
+        self.ctx.close()
+
+
+def _bind(path: Path) -> socket.socket:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_umask = os.umask(0o077)
+    try:
+        listener.bind(str(path))
+    finally:
+        os.umask(old_umask)
+    listener.listen(8)
+    return listener
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="codeagent-daemon")
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--state", required=True)
+    args = parser.parse_args(argv)
+    state = Path(args.state)
+    logging.basicConfig(filename=state / "daemon.log", filemode="w", level=logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    log.setLevel(logging.INFO)  # our own lines only: pygls logs every message at INFO
+    settings = Settings.model_validate_json((state / "settings.json").read_text(encoding="utf-8"))
+    daemon = Daemon(Path(args.root), state, settings)
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        daemon.stopping = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    sock_path = state / "sock"
+    listener = _bind(sock_path)
+    (state / "pid").write_text(str(os.getpid()), encoding="ascii")
+    log.info("serving %s on %s (pid %d)", args.root, sock_path, os.getpid())
+    try:
+        daemon.serve(listener)
+    finally:
+        listener.close()
+        # Only remove what is still ours: a successor may already have bound a new socket.
+        with contextlib.suppress(OSError):
+            if (state / "pid").read_text(encoding="ascii") == str(os.getpid()):
+                sock_path.unlink()
+                (state / "pid").unlink()
+        daemon.close()
+        log.info("stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""The CLI's side of the daemon: find or start the workspace's daemon and run one tool call in it.
+
+Every failure here (cannot create the folder, the process does not come up, the socket breaks)
+is a DaemonError, and the CLI then runs the call in-process; the printed result is the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from .daemon_protocol import (
+    DaemonError,
+    build_id,
+    recv_message,
+    send_message,
+    settings_id,
+    settings_json,
+    state_dir,
+)
+
+START_TIMEOUT = 30.0  # a cold Python import on a loaded machine can take several seconds
+CONNECT_TIMEOUT = 2.0
+
+
+class DaemonClient:
+    def __init__(self, root: Path, settings: Settings):
+        self.root = root
+        self.settings = settings
+        self.state = state_dir(root)
+        self.sock_path = self.state / "sock"
+        self._build = build_id()
+        self._settings_id = settings_id(settings)
+
+    # --------------------------------------------------------------- requests
+    def request(self, op: str, *, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
+        """Send one request to a running daemon; DaemonError if none answers."""
+        message = {"op": op, "build": self._build, "settings": self._settings_id, **fields}
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(CONNECT_TIMEOUT)
+                sock.connect(str(self.sock_path))
+                sock.settimeout(timeout)
+                send_message(sock, message)
+                reply = recv_message(sock)
+        except OSError as exc:
+            raise DaemonError(f"no daemon at {self.sock_path}: {exc}") from exc
+        return reply
+
+    def call_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Run a tool in the daemon (starting it if needed); returns the ToolResult as a dict."""
+        self.ensure_running()
+        lsp = self.settings.lsp
+        timeout = lsp.ready_timeout + 4 * lsp.request_timeout + 60
+        reply = self.request("tool", name=name, args=args, timeout=timeout)
+        if reply.get("restart"):
+            self._wait_gone()
+            self.ensure_running()
+            reply = self.request("tool", name=name, args=args, timeout=timeout)
+        if not reply.get("ok") or not isinstance(reply.get("result"), dict):
+            raise DaemonError(str(reply.get("error") or "daemon gave no result"))
+        result: dict[str, Any] = reply["result"]
+        return result
+
+    def ping(self) -> dict[str, Any] | None:
+        """The running daemon's pid and root, or None when none answers (or it is outdated)."""
+        try:
+            reply = self.request("ping", timeout=10.0)
+        except DaemonError:
+            return None
+        if reply.get("restart"):
+            self._wait_gone()
+            return None
+        return reply.get("result") if reply.get("ok") else None
+
+    def stop(self, timeout: float = 30.0) -> bool:
+        """Ask the daemon to exit and wait until it has; False when none was running."""
+        pid = self._pid()
+        try:
+            self.request("stop", timeout=10.0)
+        except DaemonError:
+            if pid is None or not _alive(pid):
+                return False
+            with contextlib.suppress(OSError):
+                os.kill(pid, 15)
+        if pid is not None:
+            deadline = time.monotonic() + timeout
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+        return True
+
+    # --------------------------------------------------------------- startup
+    def ensure_running(self) -> None:
+        if self.ping() is not None:
+            return
+        lock_path = self.state / "start.lock"
+        with open(lock_path, "a+") as lock:
+            _lock(lock, START_TIMEOUT)
+            if self.ping() is not None:  # another CLI started it while we waited
+                return
+            self._spawn()
+            deadline = time.monotonic() + START_TIMEOUT
+            while time.monotonic() < deadline:
+                if self.ping() is not None:
+                    return
+                if self._proc is not None and self._proc.poll() is not None:
+                    raise DaemonError(f"daemon exited at start (code {self._proc.returncode}); see {self.state / 'daemon.log'}")
+                time.sleep(0.02)
+            raise DaemonError(f"daemon did not answer within {START_TIMEOUT:.0f} s")
+
+    _proc: subprocess.Popen[bytes] | None = None
+
+    def _spawn(self) -> None:
+        settings_file = self.state / "settings.json"
+        tmp = settings_file.with_suffix(".tmp")
+        tmp.write_text(settings_json(self.settings), encoding="utf-8")
+        os.replace(tmp, settings_file)
+        cmd = [sys.executable, "-m", "agent.semantic.daemon", "--root", str(self.root), "--state", str(self.state)]
+        try:
+            # Detached: own session (no terminal signals), no inherited pipes (a caller reading our
+            # stdout to EOF must not wait for the daemon), cwd outside the workspace.
+            self._proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                cwd=str(self.state), start_new_session=True, close_fds=True,
+            )
+        except OSError as exc:
+            raise DaemonError(f"cannot start the daemon: {exc}") from exc
+
+    def _pid(self) -> int | None:
+        try:
+            return int((self.state / "pid").read_text(encoding="ascii").strip())
+        except (OSError, ValueError):
+            return None
+
+    def _wait_gone(self, timeout: float = 15.0) -> None:
+        """After a `restart` answer: wait until the outdated daemon has let go of the socket."""
+        deadline = time.monotonic() + timeout
+        while self.sock_path.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child (only when we spawned it ourselves) is gone for our purposes.
+    with contextlib.suppress(ChildProcessError, OSError):
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            return False
+    return True
+
+
+def _lock(fh: Any, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise DaemonError("another process is starting the daemon and did not finish") from None
+            time.sleep(0.05)

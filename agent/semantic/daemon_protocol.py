@@ -1,0 +1,114 @@
+"""What the CLI and the per-workspace daemon say to each other, and where the daemon lives.
+
+One connection carries one request and one reply, each a single line of JSON:
+
+    request  {"op": "ping" | "stop" | "tool", "build": ..., "settings": ..., "name": ..., "args": {...}}
+    reply    {"ok": true, "result": {...}}   or   {"ok": false, "error": "...", "restart": bool}
+
+`build` and `settings` are hashes: a daemon started by other code or with other settings answers
+`restart: true` and exits, so the CLI never gets an answer computed under different rules.
+
+The daemon's files (socket, pid, settings, log, start lock) live in a private folder of the user
+runtime area, one per workspace root: a socket path inside the workspace could exceed the 108
+bytes a unix socket path may have, and a read-only checkout must still get a daemon.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import socket
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..config import Settings
+from ..errors import CodeagentError
+
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+PROTOCOL_VERSION = 1
+
+
+class DaemonError(CodeagentError):
+    """The daemon could not be reached or answered nonsense (the CLI then runs in-process)."""
+
+
+def runtime_base() -> Path:
+    """The user's private folder for daemon state (created 0700, refused if someone else owns it)."""
+    base = Path(tempfile.gettempdir()) / f"codeagent-{os.getuid()}"
+    try:
+        base.mkdir(mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise DaemonError(f"cannot create {base}: {exc}") from exc
+    info = os.lstat(base)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise DaemonError(f"{base} is not a private folder of this user; refusing to use it")
+    return base
+
+
+def state_dir(root: Path) -> Path:
+    """The folder holding one workspace's daemon files."""
+    digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    folder = runtime_base() / "daemons" / digest
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return folder
+
+
+def build_id() -> str:
+    """Changes whenever the code of agent/ or lsp_bridge/ changes (a daemon never runs old code)."""
+    from .. import __file__ as agent_init
+
+    bridge = importlib.util.find_spec("lsp_bridge")  # located, not imported (the client stays light)
+    tops = [Path(agent_init).parent]
+    if bridge is not None and bridge.origin:
+        tops.append(Path(bridge.origin).parent)
+    newest = 0
+    for top in tops:
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+            for name in filenames:
+                if name.endswith((".py", ".scm")):
+                    newest = max(newest, os.stat(os.path.join(dirpath, name)).st_mtime_ns)
+    return f"{__version__}-{PROTOCOL_VERSION}-{newest}"
+
+
+def settings_json(settings: Settings) -> str:
+    return settings.model_dump_json()
+
+
+def settings_id(settings: Settings) -> str:
+    return hashlib.sha256(settings_json(settings).encode()).hexdigest()[:24]
+
+
+def send_message(sock: socket.socket, obj: dict[str, Any]) -> None:
+    sock.sendall(json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n")
+
+
+def recv_message(sock: socket.socket) -> dict[str, Any]:
+    """Read one line of JSON (bounded); raises DaemonError on EOF, oversize or bad JSON."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_MESSAGE_BYTES:
+            raise DaemonError(f"message over {MAX_MESSAGE_BYTES} bytes")
+        if chunk.endswith(b"\n"):
+            break
+    data = b"".join(chunks)
+    if not data.strip():
+        raise DaemonError("connection closed without a message")
+    try:
+        obj = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DaemonError(f"not a JSON message: {exc}") from exc
+    if not isinstance(obj, dict):
+        raise DaemonError("message is not a JSON object")
+    return obj

@@ -1,0 +1,235 @@
+"""find_references and find_definition: the server's answer grouped by file with each line's
+text, whether it is complete, and the textual occurrences in code the server did not confirm.
+Without a server, the syntax layer's scope-aware occurrences (labelled syntactic, incomplete)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsp_bridge import FileLocation
+from lsp_bridge.errors import BridgeError, NotReady, ServerCrashed, ServerNotInstalled, ServerStartError
+
+from ..changes import bounded
+from ..errors import ToolFailure
+from ..result import ToolResult
+from ..toolcontext import ToolContext
+from .sessions import session_for
+from .target import Target, display_path, inside_workspace
+from .textscan import CodeHit, NameSearch, code_hits
+
+MAX_LINE_CHARS = 200
+MAX_UNCONFIRMED = 30
+# Why a server cannot be used, so the syntactic fallback applies (anything else is an error).
+UNAVAILABLE = (ServerNotInstalled, ServerStartError, ServerCrashed)
+
+
+def server_unavailable(exc: BridgeError) -> str:
+    kind = {ServerNotInstalled: "not installed", ServerStartError: "failed to start",
+            ServerCrashed: "crashed"}.get(type(exc), "unavailable")
+    return f"language server {kind}: {exc}"
+
+
+class LineCache:
+    """Lines of workspace files, read once per tool call."""
+
+    def __init__(self, ctx: ToolContext):
+        self.ctx = ctx
+        self._lines: dict[str, list[str] | None] = {}
+
+    def line(self, rel: str, line0: int) -> str:
+        if rel not in self._lines:
+            try:
+                self._lines[rel] = self.ctx.workspace.read(rel).text.split("\n")
+            except Exception:
+                self._lines[rel] = None
+        lines = self._lines[rel]
+        if lines is None or line0 >= len(lines):
+            return ""
+        text = lines[line0].strip()
+        return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"
+
+
+@dataclass
+class RefSet:
+    """Locations in workspace files (rel path → list of 0-based (line, col, end_line, end_col))."""
+
+    by_file: dict[str, list[tuple[int, int, int, int]]] = field(default_factory=dict)
+    external: list[str] = field(default_factory=list)
+
+    def add(self, rel: str, line: int, col: int, end_line: int, end_col: int) -> None:
+        self.by_file.setdefault(rel, []).append((line, col, end_line, end_col))
+
+    @property
+    def count(self) -> int:
+        return sum(len(v) for v in self.by_file.values())
+
+    def starts(self, rel: str) -> set[tuple[int, int]]:
+        return {(ln, col) for ln, col, _, _ in self.by_file.get(rel, [])}
+
+
+def from_locations(ctx: ToolContext, locations: list[FileLocation]) -> RefSet:
+    refs = RefSet()
+    for loc in locations:
+        if not inside_workspace(ctx, loc.path):
+            refs.external.append(f"{loc.path}:{loc.range.start.line + 1}:{loc.range.start.character + 1}")
+            continue
+        r = loc.range
+        refs.add(display_path(ctx, loc.path), r.start.line, r.start.character, r.end.line, r.end.character)
+    for sites in refs.by_file.values():
+        sites.sort()
+    return refs
+
+
+def listing(ctx: ToolContext, refs: RefSet, limit: int) -> tuple[list[dict[str, Any]], list[str], int]:
+    """(files for data, text lines for output, how many locations were left out)."""
+    lines = LineCache(ctx)
+    files: list[dict[str, Any]] = []
+    out: list[str] = []
+    shown = 0
+    for rel in sorted(refs.by_file):
+        entries = []
+        for ln, col, eln, ecol in refs.by_file[rel]:
+            if shown >= limit:
+                break
+            text = lines.line(rel, ln)
+            entries.append({"line": ln + 1, "column": col + 1, "end_line": eln + 1, "end_column": ecol + 1,
+                            "text": text})
+            shown += 1
+        if not entries:
+            break
+        files.append({"path": rel, "references": entries})
+        out.append(rel)
+        out.extend(f"  {e['line']}:{e['column']}  {e['text']}" for e in entries)
+    return files, out, refs.count - shown
+
+
+def unconfirmed(ctx: ToolContext, search: NameSearch, refs: RefSet, exclude: str | None = None) -> list[CodeHit]:
+    """Identifier tokens with the same name, in code, that the server did not list."""
+    hits: list[CodeHit] = []
+    for rel in search.files():
+        if rel == exclude:
+            continue
+        hits.extend(code_hits(ctx, rel, search.name, only=refs.starts(rel)))
+    return hits
+
+
+def find_references(ctx: ToolContext, target: Target, include_declaration: bool) -> ToolResult:
+    limit = ctx.settings.lsp.max_results
+    if target.server is None:
+        raise ToolFailure(f"{target.path}: no language server handles this kind of file")
+    search = NameSearch(ctx, target.name, target.server)
+    notes: list[str] = []
+    try:
+        session = session_for(ctx, target.server)
+        refs = from_locations(ctx, session.references(target.real, target.pos, include_declaration))
+        source, complete = "lsp", True
+    except NotReady as exc:
+        raise ToolFailure(f"{exc}; try again when it has finished indexing") from exc
+    except UNAVAILABLE as exc:
+        refs, why = _syntactic_refs(target, include_declaration)
+        source, complete = "syntactic", False
+        notes.append(f"{server_unavailable(exc)}\n{why}")
+    except BridgeError as exc:
+        raise ToolFailure(f"find_references: {exc}") from exc
+    if source == "lsp" and refs.count == 0:
+        notes.append("the server found no references here (is this a name the server can resolve?)")
+    # Same-file hits of a syntactic answer are its own scope analysis; only other files count.
+    confirmed = RefSet({k: list(v) for k, v in refs.by_file.items()})
+    confirmed.add(target.path, target.pos.line, target.pos.character, target.pos.line,
+                  target.pos.character + len(target.name))
+    extra = unconfirmed(ctx, search, confirmed, exclude=target.path if source == "syntactic" else None)
+    files, lines, cut = listing(ctx, refs, limit)
+    head = (f"{refs.count} reference(s) to {target.name} ({target.location}) in {len(refs.by_file)} file(s)"
+            f" [{'complete' if complete else 'INCOMPLETE: ' + source}]")
+    out = [head, *notes, *lines]
+    if cut:
+        out.append(f"[... {cut} more references not listed (limit {limit}) ...]")
+    if refs.external:
+        out.append(f"outside the workspace: {len(refs.external)} ({', '.join(refs.external[:5])}"
+                   f"{', ...' if len(refs.external) > 5 else ''})")
+    extra_rows = [{"path": h.path, "line": h.line + 1, "column": h.column + 1,
+                   "text": LineCache(ctx).line(h.path, h.line)} for h in extra[:MAX_UNCONFIRMED]]
+    if extra:
+        out.append(f"same name in code, not confirmed by the {'server' if source == 'lsp' else 'scope analysis'}"
+                   f" ({len(extra)}; review for dynamic access or another symbol):")
+        out.extend(f"  {r['path']}:{r['line']}:{r['column']}  {r['text']}" for r in extra_rows)
+        if len(extra) > MAX_UNCONFIRMED:
+            out.append(f"  [... {len(extra) - MAX_UNCONFIRMED} more ...]")
+    text = bounded("\n".join(out), ctx.settings.workspace.max_output_chars)
+    return ToolResult.ok(
+        text, symbol=target.name, target=str(target.location), complete=complete, source=source,
+        count=refs.count, files=files, truncated=cut, external=refs.external[:50],
+        unconfirmed=extra_rows, unconfirmed_count=len(extra),
+    )
+
+
+def _syntactic_refs(target: Target, include_declaration: bool) -> tuple[RefSet, str]:
+    from ..syntax import local_occurrences
+
+    occ = local_occurrences(target.doc.text, target.language, target.pos.line, target.pos.character)
+    if occ is None:
+        raise ToolFailure(f"no language server, and the syntax layer finds no identifier at {target.location}")
+    refs = RefSet()
+    for o in occ.occurrences:
+        if include_declaration or not o.is_definition:
+            refs.add(target.path, o.line, o.column, o.line, o.end_column)
+    reach = {"local": "a local name: these are all its uses",
+             "module": "a module-level name: other files may use it too (see below)",
+             "member": "an attribute name: every same-named member in this file, not type-checked"}[occ.scope]
+    return refs, f"syntactic fallback ({reach})"
+
+
+def find_definition(ctx: ToolContext, target: Target) -> ToolResult:
+    if target.server is None:
+        raise ToolFailure(f"{target.path}: no language server handles this kind of file")
+    try:
+        session = session_for(ctx, target.server)
+        locations = session.definition(target.real, target.pos)
+        source = "lsp"
+        note = ""
+    except NotReady as exc:
+        raise ToolFailure(f"{exc}; try again when it has finished indexing") from exc
+    except UNAVAILABLE as exc:
+        locations, note = _syntactic_definitions(ctx, target), server_unavailable(exc)
+        source = "syntactic"
+    except BridgeError as exc:
+        raise ToolFailure(f"find_definition: {exc}") from exc
+    lines = LineCache(ctx)
+    found = []
+    for loc in locations:
+        inside = inside_workspace(ctx, loc.path)
+        rel = display_path(ctx, loc.path)
+        found.append({"path": rel, "line": loc.range.start.line + 1, "column": loc.range.start.character + 1,
+                      "end_line": loc.range.end.line + 1, "end_column": loc.range.end.character + 1,
+                      "external": not inside,
+                      "text": lines.line(rel, loc.range.start.line) if inside else ""})
+    if not found:
+        head = f"no definition found for {target.name} at {target.location}"
+    else:
+        head = f"definition of {target.name} ({target.location}):"
+    out = [head] + ([f"[syntactic: {note}]"] if note else [])
+    out += [f"{d['path']}:{d['line']}:{d['column']}  {d['text'] or '(outside the workspace)'}" for d in found]
+    return ToolResult.ok("\n".join(out), symbol=target.name, target=str(target.location), source=source,
+                         complete=source == "lsp", definitions=found)
+
+
+def _syntactic_definitions(ctx: ToolContext, target: Target) -> list[FileLocation]:
+    from lsp_bridge import Position, Range
+
+    from ..syntax import local_occurrences
+
+    occ = local_occurrences(target.doc.text, target.language, target.pos.line, target.pos.character)
+    if occ is not None and occ.defined:
+        return [FileLocation(target.real, Range(Position(o.line, o.column), Position(o.line, o.end_column)))
+                for o in occ.occurrences if o.is_definition]
+    from ..syntax import get_index
+
+    root = ctx.workspace.root
+    out = []
+    for m in get_index(ctx).find(target.name, limit=10):
+        if m.name == target.name:
+            out.append(FileLocation(root / Path(m.path), Range(Position(m.line - 1, m.column - 1),
+                                                               Position(m.line - 1, m.column - 1 + len(m.name)))))
+    return out

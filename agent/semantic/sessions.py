@@ -1,0 +1,92 @@
+"""The language servers of a tool session: one shared `SessionPool` per ToolContext (a ctx service,
+stopped when the context closes), configured from `settings.lsp`.
+
+Use `session_for(ctx, language)` to get a server (started lazily by the bridge), and
+`running_sessions(ctx)` for the ones already up (checks that must never start a server).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from lsp_bridge import LspSession, SessionPool
+from lsp_bridge.errors import BridgeError
+from lsp_bridge.servers import get_spec
+
+from ..errors import ToolFailure
+from ..toolcontext import ToolContext
+
+LSP_SERVICE = "lsp"
+_CUSTOM_SERVICE = "lsp.custom"  # sessions started with a configured command line
+
+
+def _settings_servers(ctx: ToolContext) -> dict[str, str]:
+    lsp = ctx.settings.lsp
+    return {"python": lsp.python_server, "typescript": lsp.typescript_server}
+
+
+def _make_pool(ctx: ToolContext) -> SessionPool:
+    lsp = ctx.settings.lsp
+    try:
+        return SessionPool(
+            servers=_settings_servers(ctx),
+            cache_dir=Path(lsp.install_dir).expanduser() if lsp.install_dir else None,
+            auto_install=lsp.auto_install,
+            request_timeout=lsp.request_timeout,
+            ready_timeout=lsp.ready_timeout,
+        )
+    except BridgeError as exc:  # an unknown server name in the configuration
+        raise ToolFailure(f"lsp settings: {exc}") from exc
+
+
+def get_pool(ctx: ToolContext) -> SessionPool:
+    """The context's shared pool (created on first use, closed with the context)."""
+    return ctx.service(LSP_SERVICE, lambda: _make_pool(ctx), close=lambda pool: pool.close_all())
+
+
+def _custom_sessions(ctx: ToolContext) -> dict[str, LspSession]:
+    def stop_all(sessions: dict[str, LspSession]) -> None:
+        for session in sessions.values():
+            session.stop()
+
+    return ctx.service(_CUSTOM_SERVICE, dict, close=stop_all)
+
+
+def session_for(ctx: ToolContext, language: str) -> LspSession:
+    """The server session for `language` ("python" or "typescript") in this workspace.
+    Nothing starts until the first request. Raises BridgeError subclasses."""
+    lsp = ctx.settings.lsp
+    command = lsp.server_commands.get(language)
+    if command:
+        sessions = _custom_sessions(ctx)
+        if language not in sessions:
+            spec = get_spec(_settings_servers(ctx)[language])
+            sessions[language] = LspSession(
+                ctx.workspace.root, spec, command=command, request_timeout=lsp.request_timeout,
+                ready_timeout=lsp.ready_timeout)
+        return sessions[language]
+    return get_pool(ctx).get(ctx.workspace.root, language)
+
+
+def running_sessions(ctx: ToolContext) -> list[LspSession]:
+    """Sessions whose server process is up now; never starts anything."""
+    found: list[LspSession] = []
+    if ctx.has_service(LSP_SERVICE):
+        found.extend(get_pool(ctx).sessions())
+    if ctx.has_service(_CUSTOM_SERVICE):
+        found.extend(_custom_sessions(ctx).values())
+    return [s for s in found if s.pid is not None]
+
+
+def notify_changed(ctx: ToolContext, paths: Iterable[Path]) -> None:
+    """Tell every running server that these files changed on disk (created, edited or deleted)."""
+    targets = list(paths)
+    if not targets:
+        return
+    for session in running_sessions(ctx):
+        try:
+            session.files_changed(targets)
+        except BridgeError:
+            # A server that died is restarted by its next request, which re-reads the disk anyway.
+            continue

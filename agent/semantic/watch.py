@@ -1,0 +1,85 @@
+"""Source files created or deleted since the last look, for a long-lived process (the daemon)
+whose servers must hear of files that editors, git or shell commands added.
+
+The bridge re-checks the files it knows before every request; what it cannot see is a file it
+never knew. Creating, deleting or renaming a file changes its folder's mtime, so only folders
+are stat'ed each time (about 700 on Django: a few milliseconds) and only changed ones listed.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from ..walk import ALWAYS_SKIPPED
+
+SOURCE_SUFFIXES = (".py", ".pyi", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+MAX_FOLDERS = 50_000
+RACY_NS = 2_000_000_000  # a folder changed this recently may change again within the same mtime tick
+
+
+class NewFileWatcher:
+    def __init__(self, root: Path, suffixes: tuple[str, ...] = SOURCE_SUFFIXES):
+        self.root = root
+        self.suffixes = suffixes
+        self._folders: dict[str, tuple[int, frozenset[str], frozenset[str]]] = {}  # mtime, subfolders, files
+        self._list(str(root), [])
+
+    def _list(self, folder: str, found: list[Path]) -> None:
+        """(Re)read one folder; new subfolders are read recursively (their files count as new)."""
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+            entries = list(os.scandir(folder))
+        except OSError:
+            self._forget(folder, found)
+            return
+        subs, files = set(), set()
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in ALWAYS_SKIPPED and not entry.name.startswith("."):
+                        subs.add(entry.name)
+                elif entry.name.endswith(self.suffixes):
+                    files.add(entry.name)
+            except OSError:
+                continue
+        old = self._folders.get(folder)
+        old_subs, old_files = (old[1], old[2]) if old else (frozenset(), frozenset())
+        self._folders[folder] = (mtime, frozenset(subs), frozenset(files))
+        if old is not None:
+            found.extend(Path(folder, name) for name in files ^ old_files)
+        for name in old_subs - subs:
+            self._forget(os.path.join(folder, name), found)
+        for name in subs - old_subs:
+            if len(self._folders) < MAX_FOLDERS:
+                path = os.path.join(folder, name)
+                self._list(path, found)
+                if old is not None:  # a folder that appeared: everything in it is new
+                    found.extend(self._files_under(path))
+
+    def _files_under(self, folder: str) -> list[Path]:
+        out: list[Path] = []
+        for path, (_, _, files) in self._folders.items():
+            if path == folder or path.startswith(folder + os.sep):
+                out.extend(Path(path, name) for name in files)
+        return out
+
+    def _forget(self, folder: str, found: list[Path]) -> None:
+        for path in [p for p in self._folders if p == folder or p.startswith(folder + os.sep)]:
+            found.extend(Path(path, name) for name in self._folders.pop(path)[2])
+
+    def poll(self) -> list[Path]:
+        """Source files created or deleted since the last poll (or construction)."""
+        found: list[Path] = []
+        for folder, (mtime, _, _) in list(self._folders.items()):
+            if folder not in self._folders:  # forgotten while handling an earlier folder
+                continue
+            try:
+                now = os.stat(folder).st_mtime_ns
+            except OSError:
+                self._forget(folder, found)
+                continue
+            if now != mtime or time.time_ns() - now < RACY_NS:
+                self._list(folder, found)
+        return sorted(set(found))

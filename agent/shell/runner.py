@@ -1,0 +1,304 @@
+"""Running one command in the sandbox: limits, timeout that ends the whole process tree, output
+streamed to a file while only a head and a tail are kept in memory, live streaming callback.
+
+stdout and stderr are merged in the order they were written (one pipe), decoded as UTF-8 with
+invalid bytes replaced, and bounded to `max_output_chars` (two thirds head, one third tail) with
+the count of bytes and lines cut. The full output is written to `.codeagent/shell/` while it
+streams (up to `max_log_bytes`) and kept only when something was cut.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import fcntl
+import json
+import os
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ..config import ShellSettings
+from ..workspace import Workspace
+from .environment import command_env
+from .errors import SandboxUnavailable
+from .sandbox import Backend, bwrap_argv, choose_backend, landlock_grants, plan_sandbox
+
+LOG_DIR = "shell"
+_F_SETPIPE_SZ = 1031
+_READ_SIZE = 1 << 20
+_KILL_GRACE = 3.0
+_DRAIN_AFTER_EXIT = 5.0
+
+
+@dataclass
+class CommandResult:
+    """What a command did. `output` is the bounded text the model sees."""
+
+    exit_code: int | None
+    head: str
+    tail: str
+    duration: float
+    timed_out: bool = False
+    truncated: bool = False
+    total_bytes: int = 0
+    cut_bytes: int = 0
+    cut_lines: int = 0
+    log_path: str | None = None  # workspace-relative path of the full output, when cut
+    backend: str = ""
+    setup_error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def output(self) -> str:
+        """The output as the model sees it: all of it, or head + what was cut + tail."""
+        if not self.truncated:
+            return self.head
+        where = f"; the full output is in {self.log_path}" if self.log_path else ""
+        return (f"{self.head}\n[... {self.cut_bytes} bytes ({self.cut_lines} lines) cut from the middle of "
+                f"{self.total_bytes} bytes{where} ...]\n{self.tail}")
+
+
+class OutputCollector:
+    """Keeps the first and last bytes of a stream of any size; writes all of it to `log`."""
+
+    def __init__(self, max_chars: int, *, log: IO[bytes] | None, log_limit: int,
+                 on_output: Callable[[str], None] | None = None):
+        self.head_chars = max_chars * 2 // 3
+        self.tail_chars = max_chars - self.head_chars
+        self.max_chars = max_chars
+        self.head_limit = max_chars * 4  # UTF-8: at most 4 bytes per character
+        self.tail_limit = self.tail_chars * 4
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_size = 0
+        self.total = 0
+        self.newlines = 0
+        self.log = log
+        self.log_limit = log_limit
+        self.logged = 0
+        self.on_output = on_output
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        self.newlines += data.count(b"\n")
+        if self.log is not None and self.logged < self.log_limit:
+            piece = data[: self.log_limit - self.logged]
+            self.log.write(piece)
+            self.logged += len(piece)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+        self.tail.append(data)
+        self.tail_size += len(data)
+        while self.tail and self.tail_size - len(self.tail[0]) >= self.tail_limit:
+            self.tail_size -= len(self.tail.popleft())
+        if self.on_output is not None:
+            text = self._decoder.decode(data)
+            if text:
+                with contextlib.suppress(Exception):  # a broken display must not stop the command
+                    self.on_output(text)
+
+    def result(self) -> tuple[str, str, int, int]:
+        """(head, tail, bytes cut, lines cut); the tail is empty when nothing was cut."""
+        if self.total <= self.head_limit:
+            text = _decode(bytes(self.head))
+            if len(text) <= self.max_chars:
+                return _display(text), "", 0, 0
+        head_text = _decode(bytes(self.head))[: self.head_chars]
+        tail_raw = b"".join(self.tail)[-self.tail_limit:]
+        tail_text = _decode(tail_raw)[-self.tail_chars:]
+        head_bytes = head_text.encode("utf-8", "surrogateescape")
+        tail_bytes = tail_text.encode("utf-8", "surrogateescape")
+        cut_bytes = max(self.total - len(head_bytes) - len(tail_bytes), 0)
+        cut_lines = max(self.newlines - head_bytes.count(b"\n") - tail_bytes.count(b"\n"), 0)
+        return _display(head_text), _display(tail_text), cut_bytes, cut_lines
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _display(text: str) -> str:
+    """Invalid bytes (kept as surrogates for exact counting) shown as U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _private_dirs(call_dir: str) -> tuple[str, str]:
+    tmp, home = os.path.join(call_dir, "tmp"), os.path.join(call_dir, "home")
+    os.makedirs(tmp, mode=0o700)
+    os.makedirs(home, mode=0o700)
+    return tmp, home
+
+
+def _log_file(workspace: Workspace, keep: int) -> tuple[Path, IO[bytes]]:
+    folder = workspace.tool_dir / LOG_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    old = sorted(folder.glob("*.log"))
+    for stale in old[: max(len(old) - keep + 1, 0)]:
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.log"
+    return path, open(path, "wb")  # noqa: SIM115 (closed by run_command)
+
+
+def run_command(
+    settings: ShellSettings, workspace: Workspace, argv: list[str], *, cwd: Path, timeout: float,
+    on_output: Callable[[str], None] | None = None, network: bool = False, base_env: Mapping[str, str] | None = None,
+    extra_env_allow: Iterable[str] = (), extra_writable: Iterable[str] = (), home: str | None = None,
+) -> CommandResult:
+    """Run `argv` in the sandbox the settings choose; never raises for the command's own failures."""
+    backend: Backend = choose_backend(settings)
+    base_env = os.environ if base_env is None else base_env
+    real_home = home or base_env.get("HOME") or os.path.expanduser("~")
+    call_dir = tempfile.mkdtemp(prefix="codeagent-call-")
+    log_path: Path | None = None
+    log: IO[bytes] | None = None
+    try:
+        private_tmp, private_home = _private_dirs(call_dir)
+        inside_home = private_home if backend == "landlock" else real_home
+        env = command_env(settings, base_env, root=workspace.root, home=inside_home, extra_allow=extra_env_allow)
+        if backend == "landlock":
+            env["TMPDIR"] = private_tmp
+        if settings.max_log_bytes > 0:
+            log_path, log = _log_file(workspace, settings.keep_logs)
+        status_r, status_w = os.pipe()
+        spec: dict[str, Any] = {
+            "mode": backend, "cwd": str(cwd), "env": env, "network": network, "status_fd": status_w,
+            "rlimits": {"data": settings.memory_limit_mb << 20, "nproc": settings.max_processes,
+                        "fsize": settings.max_file_size_mb << 20, "core": 0},
+            "drop_root": os.geteuid() == 0, "argv": argv, "grants": [],
+        }
+        if backend != "off":
+            plan = plan_sandbox(settings, backend=backend, root=workspace.root, cwd=cwd, env=env, home=real_home,
+                                network=network, extra_writable=extra_writable)
+            if backend == "bwrap":
+                spec["argv"] = bwrap_argv(plan, argv, bwrap=shutil.which("bwrap") or "bwrap", status_fd=status_w)
+            else:
+                spec["grants"] = landlock_grants(plan, [private_tmp, private_home])
+        spec_path = os.path.join(call_dir, "spec.json")
+        with open(spec_path, "w", encoding="utf-8") as fh:
+            json.dump(spec, fh)
+        collector = OutputCollector(settings.max_output_chars, log=log, log_limit=settings.max_log_bytes,
+                                    on_output=on_output)
+        result = _spawn_and_collect([sys.executable, "-I", "-m", "agent.shell.launcher", spec_path], env, status_r,
+                                    status_w, collector, timeout=timeout, backend=backend)
+    finally:
+        if log is not None:
+            log.close()
+        shutil.rmtree(call_dir, ignore_errors=True)
+    if log_path is not None:
+        if result.truncated and result.setup_error is None:
+            result.log_path = log_path.relative_to(workspace.root).as_posix()
+            if collector.logged < collector.total:
+                result.notes.append(f"the saved output stops at {collector.logged} of {collector.total} bytes "
+                                    "(shell.max_log_bytes)")
+        else:
+            with contextlib.suppress(OSError):
+                log_path.unlink()
+    return result
+
+
+def _spawn_and_collect(launcher: list[str], env: dict[str, str], status_r: int, status_w: int,
+                       collector: OutputCollector, *, timeout: float, backend: Backend) -> CommandResult:
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(launcher, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                env=env, start_new_session=True, pass_fds=(status_w,), close_fds=True)
+    except OSError as exc:
+        os.close(status_r)
+        os.close(status_w)
+        raise SandboxUnavailable(f"cannot start the command launcher: {exc}") from exc
+    os.close(status_w)
+    assert proc.stdout is not None
+    out_fd = proc.stdout.fileno()
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(out_fd, _F_SETPIPE_SZ, _READ_SIZE)
+    timed_out = False
+    kill_at: float | None = None
+    exited_at: float | None = None
+    deadline = start + timeout
+    with selectors.DefaultSelector() as sel:
+        sel.register(out_fd, selectors.EVENT_READ)
+        while True:
+            now = time.monotonic()
+            if not timed_out and now >= deadline and proc.poll() is None:
+                timed_out = True
+                _stop(proc, backend, hard=backend == "bwrap")
+                kill_at = now + _KILL_GRACE
+            if kill_at is not None and now >= kill_at:
+                _stop(proc, backend, hard=True)
+                kill_at = now + _KILL_GRACE
+            wait = 0.25 if timed_out else min(max(deadline - now, 0.0), 0.25)
+            if sel.select(timeout=wait):
+                data = os.read(out_fd, _READ_SIZE)
+                if not data:
+                    break
+                collector.feed(data)
+                continue
+            if proc.poll() is not None:
+                exited_at = exited_at or time.monotonic()
+                if time.monotonic() - exited_at > _DRAIN_AFTER_EXIT:
+                    break  # something outside the tree holds the pipe; do not wait for it
+    try:
+        proc.wait(timeout=_KILL_GRACE * 2)
+    except subprocess.TimeoutExpired:
+        _stop(proc, backend, hard=True)
+        proc.wait()
+    proc.stdout.close()
+    duration = time.monotonic() - start
+    status = _read_status(status_r)
+    head, tail, cut_bytes, cut_lines = collector.result()
+    exit_code: int | None = status.get("exit-code", proc.returncode)
+    setup_error = status.get("setup-error")
+    if backend == "bwrap" and "exit-code" not in status and not timed_out:
+        setup_error = head.strip() or f"bubblewrap exited with code {proc.returncode}"
+    if timed_out:
+        exit_code = None
+    return CommandResult(exit_code=exit_code, head=head, tail=tail, duration=duration, timed_out=timed_out,
+                         truncated=cut_bytes > 0 or bool(tail), total_bytes=collector.total, cut_bytes=cut_bytes, cut_lines=cut_lines,
+                         backend=backend, setup_error=setup_error)
+
+
+def _stop(proc: subprocess.Popen[bytes], backend: Backend, *, hard: bool) -> None:
+    """Timeout: bubblewrap takes its whole pid namespace down when killed; the launcher kills its
+    tree on SIGTERM (a SIGKILL of its group is the last resort)."""
+    with contextlib.suppress(OSError):
+        if hard:
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.send_signal(signal.SIGTERM)
+
+
+def _read_status(fd: int) -> dict[str, Any]:
+    status: dict[str, Any] = {}
+    chunks = b""
+    try:
+        os.set_blocking(fd, False)
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            chunks += chunk
+    finally:
+        os.close(fd)
+    for line in chunks.decode(errors="replace").splitlines():
+        with contextlib.suppress(ValueError):
+            obj = json.loads(line)
+            if isinstance(obj, dict):
+                status.update(obj)
+    return status

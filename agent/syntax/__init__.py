@@ -1,0 +1,39 @@
+"""The syntax layer: tree-sitter parsing, outlines, scope-aware occurrences, the repo symbol
+index and the edit guard. Other packages use only what this module exports.
+
+Positions: `Symbol` and `SymbolMatch` are 1-based (lines and character columns, end exclusive);
+`code_occurrences` and `local_occurrences` are 0-based (line, character column), like the
+language-server bridge. Only `positions.py` deals in tree-sitter's UTF-8 byte columns.
+"""
+
+from __future__ import annotations
+
+from .index import RefreshStats, SymbolIndex, SymbolMatch, get_index
+from .languages import (
+    UnsupportedLanguageError,
+    count_errors,
+    language_for,
+    parse,
+    supported_languages,
+)
+from .outline import Symbol, flatten, outline
+from .scopes import Occurrence, Occurrences, code_occurrences, local_occurrences
+
+__all__ = [
+    "Occurrence",
+    "Occurrences",
+    "RefreshStats",
+    "Symbol",
+    "SymbolIndex",
+    "SymbolMatch",
+    "UnsupportedLanguageError",
+    "code_occurrences",
+    "count_errors",
+    "flatten",
+    "get_index",
+    "language_for",
+    "local_occurrences",
+    "outline",
+    "parse",
+    "supported_languages",
+]

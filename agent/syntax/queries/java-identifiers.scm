@@ -1,0 +1,5 @@
+; Identifier tokens in Java code (for `code_occurrences`).
+[
+  (identifier)
+  (type_identifier)
+] @identifier

@@ -1,0 +1,2 @@
+; inherits: ecma-identifiers
+(type_identifier) @identifier

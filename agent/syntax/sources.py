@@ -1,0 +1,98 @@
+"""The supported source files of a tree, found fast enough to run before every index query.
+
+The same rules as `agent.walk.iter_files` (always-skipped folders, virtualenvs, symlinks,
+nested .gitignore files where the deepest matching rule decides), but only files with a
+supported extension are matched against the ignore rules, and paths stay strings: on a tree of
+a few thousand files this is several times faster, and the index walks the tree on every query.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+import pathspec
+
+from ..walk import ALWAYS_SKIPPED
+from ..workspace import TEMP_SUFFIX
+from .languages import language_for
+
+_Specs = tuple[tuple[int, pathspec.GitIgnoreSpec], ...]  # (depth of the folder, its rules)
+
+
+def _load_spec(folder: str) -> pathspec.GitIgnoreSpec | None:
+    try:
+        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as fh:
+            return pathspec.GitIgnoreSpec.from_lines(fh.read().splitlines())
+    except (OSError, ValueError):
+        return None
+
+
+def _ignored(parts: list[str], is_dir: bool, specs: _Specs) -> bool:
+    for depth, spec in reversed(specs):
+        sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+        include = spec.check_file(sub).include
+        if include is not None:
+            return bool(include)
+    return False
+
+
+def source_files(root: str, start: str | None = None) -> Iterator[tuple[str, str, os.stat_result]]:
+    """(absolute path, workspace-relative path, stat) of each supported source file under
+    `start` (default: the root). `root` and `start` are real paths, `start` inside `root`."""
+    start = start or root
+    root_prefix = root.rstrip(os.sep) + os.sep
+    rel_start = "" if start == root else os.path.relpath(start, root).replace(os.sep, "/")
+    if os.path.isfile(start):
+        if language_for(start) is not None:
+            with contextlib.suppress(OSError):
+                yield start, rel_start, os.stat(start)
+        return
+    specs: list[tuple[int, pathspec.GitIgnoreSpec]] = []
+    folder = root
+    parts = rel_start.split("/") if rel_start else []
+    for depth in range(len(parts)):  # the rules of the folders above `start` apply too
+        spec = _load_spec(folder) if os.path.isfile(os.path.join(folder, ".gitignore")) else None
+        if spec is not None:
+            specs.append((depth, spec))
+        folder = os.path.join(folder, parts[depth])
+    yield from _walk(start, parts, tuple(specs), root_prefix)
+
+
+def _walk(folder: str, parts: list[str], specs: _Specs, root_prefix: str) -> Iterator[tuple[str, str, os.stat_result]]:
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    if any(e.name == ".gitignore" for e in entries):
+        spec = _load_spec(folder)
+        if spec is not None:
+            specs = (*specs, (len(parts), spec))
+    subfolders = []
+    for entry in entries:
+        name = entry.name
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                subfolders.append(entry)
+                continue
+            if language_for(name) is None or name.endswith(TEMP_SUFFIX):
+                continue
+            if entry.is_symlink():
+                real = os.path.realpath(entry.path)
+                if not real.startswith(root_prefix) or not os.path.isfile(real):
+                    continue
+            if specs and _ignored([*parts, name], False, specs):
+                continue
+            st = entry.stat()
+        except OSError:
+            continue
+        yield entry.path, "/".join([*parts, name]), st
+    for entry in subfolders:
+        name = entry.name
+        if name in ALWAYS_SKIPPED or os.path.isfile(os.path.join(entry.path, "pyvenv.cfg")):
+            continue
+        if specs and _ignored([*parts, name], True, specs):
+            continue
+        yield from _walk(entry.path, [*parts, name], specs, root_prefix)

@@ -1,0 +1,130 @@
+"""The index's on-disk cache: one SQLite file, one row per source file.
+
+A row holds the stat key (size, mtime, inode) and a digest of the bytes, so a later session
+re-parses exactly the files that changed. Rows written by other query files or grammar versions
+are dropped (the fingerprint in `meta`). Any trouble with the file (read-only folder, corrupt
+database, another process holding a lock too long) degrades to an in-memory store: the index
+still works, it just does not persist.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from .extract import FileRecord, decode_entries
+from .outline import Entry
+
+SCHEMA_VERSION = "1"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, digest TEXT,
+    checked_ns INTEGER, language TEXT, errors INTEGER, skipped TEXT, entries TEXT
+);
+"""
+
+
+class IndexStore:
+    """Rows of `FileRecord`s. `path` None (or an unusable file) keeps them in memory only."""
+
+    def __init__(self, path: Path | None, fingerprint: str):
+        self.path = path
+        self.problem: str | None = None
+        self._db = self._open(path, fingerprint)
+
+    def _open(self, path: Path | None, fingerprint: str) -> sqlite3.Connection:
+        if path is not None:
+            try:
+                return self._connect(str(path), fingerprint)
+            except (sqlite3.Error, OSError) as exc:
+                self.problem = f"index cache {path} unusable ({exc}); keeping the index in memory"
+                if isinstance(exc, sqlite3.DatabaseError) and path.exists():
+                    try:  # a corrupt file: start over once
+                        path.unlink()
+                        db = self._connect(str(path), fingerprint)
+                        self.problem = None
+                        return db
+                    except (sqlite3.Error, OSError):
+                        pass
+        self.path = None
+        return self._connect(":memory:", fingerprint)
+
+    @staticmethod
+    def _connect(where: str, fingerprint: str) -> sqlite3.Connection:
+        if where != ":memory:":
+            Path(where).parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(where, timeout=10.0, check_same_thread=False, isolation_level=None)
+        try:
+            if where != ":memory:":
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            stamp = f"{SCHEMA_VERSION}:{fingerprint}"
+            row = db.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+            if row is None or row[0] != stamp:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("DELETE FROM files")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (stamp,))
+                db.execute("COMMIT")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def load_keys(self) -> Iterator[FileRecord]:
+        """Every row without its symbols (what a refresh needs to compare stats)."""
+        for row in self._db.execute(
+            "SELECT path, size, mtime_ns, inode, digest, checked_ns, language, errors, skipped FROM files"
+        ):
+            yield FileRecord(*row)
+
+    def load_entries(self, paths: Iterable[str] | None = None) -> Iterator[tuple[str, list[Entry]]]:
+        rows: Iterable[tuple[str, str | None]]
+        if paths is None:
+            rows = self._db.execute("SELECT path, entries FROM files")
+        else:
+            wanted = list(paths)
+            rows = (r for chunk in _chunks(wanted, 500) for r in self._db.execute(
+                f"SELECT path, entries FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+        for path, raw in rows:
+            yield path, decode_entries(raw)
+
+    def save(self, records: list[FileRecord], removed: Iterable[str]) -> None:
+        """Write changed rows and delete removed ones in one transaction."""
+        gone = [(p,) for p in removed]
+        if not records and not gone:
+            return
+        rows = [(r.path, r.size, r.mtime_ns, r.inode, r.digest, r.checked_ns, r.language, r.errors, r.skipped,
+                 r.payload) for r in records]
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+            self._db.executemany("DELETE FROM files WHERE path = ?", gone)
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self.problem = f"could not write the index cache ({exc}); it will be rebuilt as needed"
+
+    def touch(self, updates: list[tuple[int, str]]) -> None:
+        """Record a new check time for rows whose content was verified unchanged."""
+        if updates:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany("UPDATE files SET checked_ns = ? WHERE path = ?", updates)
+                self._db.execute("COMMIT")
+            except sqlite3.Error:  # only a timestamp: the next refresh re-checks the content
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]

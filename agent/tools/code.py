@@ -1,0 +1,104 @@
+"""Semantic tools (a real language server behind each): find_definition, find_references,
+rename_symbol, get_diagnostics. Positions are 1-based lines and columns counted in characters;
+every position tool also takes `symbol`, a name path such as `Class.method`, instead."""
+
+from __future__ import annotations
+
+from typing import Self
+
+from pydantic import BaseModel, Field, model_validator
+
+from ..registry import tool
+from ..result import ToolResult
+from ..semantic.diagnostics import diagnostic_dict, format_diagnostic, remember, shown
+from ..semantic.references import find_definition as _find_definition
+from ..semantic.references import find_references as _find_references
+from ..semantic.rename import rename_symbol as _rename_symbol
+from ..semantic.target import resolve_target
+from ..toolcontext import ToolContext
+
+MAX_DIAGNOSTICS = 200
+
+
+class PositionInput(BaseModel):
+    file_path: str | None = Field(
+        None, description="File containing the name, relative to the workspace root. Required with line/column; "
+        "optional with symbol (narrows the lookup).")
+    line: int | None = Field(None, ge=1, description="1-based line of the name.")
+    column: int | None = Field(None, ge=1, description="1-based column (in characters) of the name's first character.")
+    symbol: str | None = Field(
+        None, min_length=1, description="Instead of line/column: a symbol name or name path, e.g. "
+        "`QuerySet` or `QuerySet.filter`, looked up in the workspace's definitions.")
+
+    @model_validator(mode="after")
+    def _position_or_symbol(self) -> Self:
+        if self.symbol is None:
+            if self.file_path is None or self.line is None or self.column is None:
+                raise ValueError("give file_path, line and column, or symbol")
+        elif self.line is not None or self.column is not None:
+            raise ValueError("give either line/column or symbol, not both")
+        return self
+
+
+class FindDefinitionInput(PositionInput):
+    pass
+
+
+@tool(name="find_definition", model=FindDefinitionInput, toolset="semantic")
+def find_definition(ctx: ToolContext, args: FindDefinitionInput) -> ToolResult:
+    """Where the name at a position is defined (through imports, instances and aliases), with the
+    defining line's text."""
+    target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
+    return _find_definition(ctx, target)
+
+
+class FindReferencesInput(PositionInput):
+    include_declaration: bool = Field(True, description="Also list the definition itself.")
+
+
+@tool(name="find_references", model=FindReferencesInput, toolset="semantic")
+def find_references(ctx: ToolContext, args: FindReferencesInput) -> ToolResult:
+    """Every reference to the symbol at a position, across the workspace, grouped by file with
+    each line's text. `complete` is false when the answer is syntactic (no language server).
+    Same-named identifiers in code that the server did not confirm are listed for review."""
+    target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
+    return _find_references(ctx, target, args.include_declaration)
+
+
+class RenameSymbolInput(PositionInput):
+    new_name: str = Field(description="The new identifier (must be valid and not a keyword in the file's language).")
+    dry_run: bool = Field(False, description="Only show the diff; write nothing.")
+    allow_syntactic: bool = Field(
+        False, description="Without a language server, also rename same-named identifiers in code in other "
+        "files (may hit unrelated symbols; review the diff). Without it such a rename is refused.")
+
+
+@tool(name="rename_symbol", model=RenameSymbolInput, toolset="semantic", mutating=True)
+def rename_symbol(ctx: ToolContext, args: RenameSymbolInput) -> ToolResult:
+    """Rename a symbol everywhere it is used (definition, imports, calls through instances, keyword
+    arguments), from its definition or any use. Strings and comments are left alone. All files
+    change together (one undo); returns the diff and the files changed."""
+    target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
+    return _rename_symbol(ctx, target, args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic)
+
+
+class GetDiagnosticsInput(BaseModel):
+    file_path: str = Field(description="File to check, relative to the workspace root.")
+
+
+@tool(name="get_diagnostics", model=GetDiagnosticsInput, toolset="semantic")
+def get_diagnostics(ctx: ToolContext, args: GetDiagnosticsInput) -> ToolResult:
+    """Errors and warnings the language server reports for a file (type errors, undefined names,
+    bad imports), computed on its current content."""
+    from ..semantic.diagnostics import file_diagnostics
+
+    rel, text, found = file_diagnostics(ctx, args.file_path)
+    remember(ctx, ctx.workspace.root / rel, text, found)
+    items = [diagnostic_dict(rel, d) for d in shown(found)]
+    errors = sum(1 for d in items if d["severity"] == "error")
+    head = f"{rel}: {errors} error(s), {len(items) - errors} warning(s)"
+    lines = [format_diagnostic(d) for d in items[:MAX_DIAGNOSTICS]]
+    if len(items) > MAX_DIAGNOSTICS:
+        lines.append(f"[... {len(items) - MAX_DIAGNOSTICS} more ...]")
+    return ToolResult.ok("\n".join([head, *lines]), path=rel, errors=errors, warnings=len(items) - errors,
+                         diagnostics=items[:MAX_DIAGNOSTICS], truncated=max(0, len(items) - MAX_DIAGNOSTICS))

@@ -1,0 +1,134 @@
+"""Symbol index benchmark on Django 5.1.4's sdist (not part of the test suite).
+
+    python benchmarks/index_bench.py [--rounds 3] [--workers N] [--tree PATH]
+
+Downloads the sdist once into benchmarks/.cache/ (`pip download --no-binary :all: --no-deps
+django==5.1.4`) and unpacks it. Then, in the same process and interleaved round by round:
+
+- raw:   read + tree-sitter parse of exactly the files the index selects (one process);
+- cold:  a new index with an empty cache: walk, parse, outline, store (default workers, and 1);
+- warm:  a new index on the filled cache (a new session) refreshing the unchanged tree;
+         and the same index refreshing again (in-session).
+
+Targets (issue 4): cold throughput >= 0.8x raw; warm re-index <= 0.1x cold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CACHE = HERE / ".cache"
+VERSION = "5.1.4"
+sys.path.insert(0, str(HERE.parent))
+
+from agent.config import SyntaxSettings  # noqa: E402
+from agent.syntax import SymbolIndex  # noqa: E402
+from agent.syntax.languages import language_for, parse_bytes  # noqa: E402
+from agent.syntax.sources import source_files  # noqa: E402
+
+
+def django_tree() -> Path:
+    tree = CACHE / f"Django-{VERSION}"
+    if tree.is_dir():
+        return tree
+    CACHE.mkdir(parents=True, exist_ok=True)
+    archive = next(CACHE.glob(f"[Dd]jango-{VERSION}.tar.gz"), None)
+    if archive is None:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
+                        f"django=={VERSION}", "-d", str(CACHE)], check=True)
+        archive = next(CACHE.glob(f"[Dd]jango-{VERSION}.tar.gz"))
+    with tarfile.open(archive) as tar:
+        tar.extractall(CACHE, filter="data")
+    return tree
+
+
+def raw_parse(files: list[tuple[str, str]]) -> float:
+    started = time.perf_counter()
+    for abs_path, rel in files:
+        with open(abs_path, "rb") as fh:
+            data = fh.read()
+        parse_bytes(data, language_for(rel) or "python")
+    return time.perf_counter() - started
+
+
+def cold(tree: Path, workers: int, scratch: Path) -> tuple[float, int]:
+    db = scratch / f"cold-{workers}-{time.monotonic_ns()}.sqlite"
+    started = time.perf_counter()
+    index = SymbolIndex(tree, SyntaxSettings(index_workers=workers), cache_path=db)
+    stats = index.refresh(progress=False)
+    seconds = time.perf_counter() - started
+    index.close()
+    assert stats.problem is None, stats.problem
+    return seconds, stats.workers
+
+
+def warm(tree: Path, scratch: Path) -> tuple[float, float, int]:
+    db = scratch / "warm.sqlite"
+    if not db.exists():
+        SymbolIndex(tree, SyntaxSettings(), cache_path=db).refresh(progress=False)
+    started = time.perf_counter()
+    index = SymbolIndex(tree, SyntaxSettings(), cache_path=db)  # a new session: load the cache, re-check
+    stats = index.refresh(progress=False)
+    new_session = time.perf_counter() - started
+    started = time.perf_counter()
+    again = index.refresh(progress=False)
+    in_session = time.perf_counter() - started
+    index.close()
+    assert stats.parsed == 0 and again.parsed == 0, (stats, again)
+    return new_session, in_session, stats.files
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for the cold index")
+    parser.add_argument("--tree", type=Path, help="index this tree instead of Django's sdist")
+    args = parser.parse_args()
+    tree = (args.tree or django_tree()).resolve()
+    files = [(a, r) for a, r, _st in source_files(str(tree))]
+    size = sum(os.path.getsize(a) for a, _ in files)
+    py = sum(1 for _, r in files if r.endswith(".py"))
+    print(f"tree: {tree}  {len(files)} source files ({py} .py), {size / 1e6:.1f} MB; "
+          f"{os.cpu_count()} CPUs; {args.rounds} rounds, medians")
+    raw, cold_n, cold_1, warm_new, warm_same = [], [], [], [], []
+    used_workers = 1
+    with tempfile.TemporaryDirectory() as scratch_dir:
+        scratch = Path(scratch_dir)
+        for _ in range(args.rounds):
+            raw.append(raw_parse(files))
+            seconds, used_workers = cold(tree, args.workers, scratch)
+            cold_n.append(seconds)
+            cold_1.append(cold(tree, 1, scratch)[0])
+            new_session, in_session, _ = warm(tree, scratch)
+            warm_new.append(new_session)
+            warm_same.append(in_session)
+    m = statistics.median
+    raw_s, cold_s, cold1_s = m(raw), m(cold_n), m(cold_1)
+    rows = [
+        ("raw tree-sitter parse (1 process)", raw_s, f"{size / 1e6 / raw_s:.1f} MB/s", "baseline", ""),
+        (f"cold index ({used_workers} processes)", cold_s, f"{size / 1e6 / cold_s:.1f} MB/s",
+         f"{raw_s / cold_s:.2f}x raw", "target >= 0.8x raw: " + ("met" if raw_s / cold_s >= 0.8 else "MISSED")),
+        ("cold index (1 process)", cold1_s, f"{size / 1e6 / cold1_s:.1f} MB/s", f"{raw_s / cold1_s:.2f}x raw", ""),
+        ("warm re-index, new session", m(warm_new), "", f"{m(warm_new) / cold_s:.3f}x cold",
+         "target <= 0.1x cold: " + ("met" if m(warm_new) / cold_s <= 0.1 else "MISSED")),
+        ("warm re-index, same session", m(warm_same), "", f"{m(warm_same) / cold_s:.3f}x cold", ""),
+    ]
+    print(f"{'measure':36} {'seconds':>8} {'rate':>11} {'ratio':>14}  verdict")
+    for name, seconds, rate, ratio, verdict in rows:
+        print(f"{name:36} {seconds:8.3f} {rate:>11} {ratio:>14}  {verdict}")
+    print("all rounds (s): raw " + " ".join(f"{x:.2f}" for x in raw) + " | cold " + " ".join(f"{x:.2f}" for x in cold_n)
+          + " | cold-1 " + " ".join(f"{x:.2f}" for x in cold_1) + " | warm " + " ".join(f"{x:.3f}" for x in warm_new))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

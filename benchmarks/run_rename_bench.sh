@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Rename correctness benchmark (issue 7): codeagent vs raw basedpyright vs text replacement on the
+# public targets of ../shared/bench (real projects, judged by their own tests + expected sites).
+# Not run by CI: it downloads corpora on first use and takes ~10 minutes on 2 cores.
+#
+#   benchmarks/run_rename_bench.sh [extra rename_bench.py args, e.g. --corpus toolz --target juxt]
+#
+# Environment: BENCH_DIR (default /work/shared/bench), OUT (default /tmp/rename_bench_run),
+# METHODS (default codeagent,pyright,text), JOBS (default 1: the machine is shared).
+# The daemon is off: each target is a fresh copy of the corpus, so a per-workspace daemon would
+# only pile up idle servers; one-shot in-process calls are what the bench measures.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bench="${BENCH_DIR:-/work/shared/bench}"
+out="${OUT:-/tmp/rename_bench_run}"
+# shellcheck disable=SC1091
+. "$here/.venv/bin/activate"
+export CODEAGENT_LSP_DAEMON="${CODEAGENT_LSP_DAEMON:-never}"
+exec python3 "$bench/rename_bench.py" --methods "${METHODS:-codeagent,pyright,text}" --jobs "${JOBS:-1}" \
+    --out "$out" "$@"

@@ -1,0 +1,442 @@
+"""The protocol client: one language-server process, spoken to through pygls' LanguageClient.
+
+Everything here runs on one asyncio loop (`LoopThread`, a daemon thread) so that the synchronous
+facade in `session.py` can be called from any thread. What pygls leaves to us is done here:
+the server is spawned in its own process group with PR_SET_PDEATHSIG (it dies with us), its stderr
+is drained into a bounded tail (a chatty server would otherwise block on a full pipe), frames are
+read with a size bound, requests the server sends are answered (`workspace/configuration`,
+`client/registerCapability`, `window/workDoneProgress/create`, ...), and when the process exits or
+breaks the protocol every pending request fails at once with ServerCrashed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import ctypes
+import ctypes.util
+import itertools
+import json
+import logging
+import os
+import re
+import signal
+import threading
+from collections import deque
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.client import LanguageClient
+
+from lsp_bridge.errors import (
+    ProtocolViolation,
+    RequestFailed,
+    RequestTimeout,
+    ServerCrashed,
+    ServerNotInstalled,
+    ServerStartError,
+)
+from lsp_bridge.positions import Encoding
+
+T = TypeVar("T")
+
+# pygls warns about notifications it has no handler for; without this, Python's last-resort handler
+# would print them on the user's stderr. Applications that configure logging still see them.
+logging.getLogger("pygls").addHandler(logging.NullHandler())
+
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # Django-sized reference lists are a few MiB; this is "broken"
+STDERR_TAIL_LINES = 200
+LOG_TAIL = 2000
+CANCEL_GRACE = 2.0  # seconds a server gets to acknowledge $/cancelRequest before it counts as stuck
+_ids = itertools.count(1)
+
+_libc_prctl: Any = None
+try:  # resolved once, in the parent: the child only calls it (no imports, no locks after fork)
+    _libc_prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux
+    _libc_prctl = None
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """preexec_fn: the kernel sends SIGKILL to the server when the thread that spawned it exits.
+    The spawning thread is the bridge's loop thread, which lives as long as the process."""
+    if _libc_prctl is not None:
+        _libc_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+class LoopThread:
+    """An asyncio event loop in a daemon thread; synchronous callers submit coroutines to it."""
+
+    def __init__(self, name: str = "lsp-bridge-loop") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive() and not self.loop.is_closed()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run `coro` on the loop and wait for its result (TimeoutError after `timeout` seconds)."""
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise RuntimeError("LoopThread.run called from its own loop (would deadlock)")
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise
+
+    def close(self) -> None:
+        if self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=10)
+        if not self._thread.is_alive():
+            self.loop.close()
+
+
+_shared: tuple[int, LoopThread] | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_loop() -> LoopThread:
+    """The process-wide bridge loop (recreated in a forked child, where the thread does not exist)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared[0] != os.getpid() or not _shared[1].alive:
+            _shared = (os.getpid(), LoopThread())
+        return _shared[1]
+
+
+SettingsLookup = Callable[[str | None], Any]
+
+_FOUND_FILES = re.compile(r"Found (\d+) source files?|No source files found")
+# pyright logs these when it (re)loads its configuration; the file enumeration follows.
+_RECONFIGURING = re.compile(r"^(Loading (pyproject\.toml|configuration) file|No include entries specified|"
+                            r"No configuration file found|Starting service instance)")
+
+
+class BridgeClient(LanguageClient):
+    """One server process and the protocol state the session needs (progress, logs, diagnostics)."""
+
+    def __init__(self, *, label: str, settings: SettingsLookup, root: Path) -> None:
+        super().__init__("codeagent-lsp-bridge", "0.1")
+        self.label = label
+        self.root = root
+        self._settings = settings
+        self.process: asyncio.subprocess.Process | None = None
+        self.encoding: Encoding = "utf-16"
+        self.capabilities: lsp.ServerCapabilities | None = None
+        self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+        self.log: deque[str] = deque(maxlen=LOG_TAIL)
+        self.progress_active: dict[str, str] = {}  # token -> title
+        self.progress_done: int = 0
+        self.found_files: int | None = None  # pyright's "Found N source files"
+        self.enumeration_due: float | None = None  # a re-enumeration is expected until then
+        self.diagnostics: dict[str, list[lsp.Diagnostic]] = {}
+        self.diagnostic_seq: dict[str, int] = {}
+        self.diagnostic_version: dict[str, int | None] = {}
+        self.registrations: dict[str, lsp.Registration] = {}
+        self.failure: ServerCrashed | None = None
+        self.changed = asyncio.Event()  # set (and replaced) on any state change waiters care about
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._install_handlers()
+
+    # -- what the server asks of us -------------------------------------------------------------
+    def _install_handlers(self) -> None:
+        @self.feature(lsp.WORKSPACE_CONFIGURATION)
+        def configuration(params: lsp.ConfigurationParams) -> list[Any]:
+            return [self._settings(item.section) for item in params.items]
+
+        @self.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+        def register(params: lsp.RegistrationParams) -> None:
+            for reg in params.registrations:
+                self.registrations[reg.id] = reg
+
+        @self.feature(lsp.CLIENT_UNREGISTER_CAPABILITY)
+        def unregister(params: lsp.UnregistrationParams) -> None:
+            for unreg in params.unregisterations:
+                self.registrations.pop(unreg.id, None)
+
+        @self.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def progress_create(params: lsp.WorkDoneProgressCreateParams) -> None:
+            return None
+
+        @self.feature(lsp.PROGRESS)
+        def progress(params: lsp.ProgressParams) -> None:
+            value = params.value
+            kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
+            token = str(params.token)
+            if kind == "begin":
+                title = value.get("title") if isinstance(value, Mapping) else getattr(value, "title", "")
+                self.progress_active[token] = str(title or "")
+            elif kind == "end":
+                self.progress_active.pop(token, None)
+                self.progress_done += 1
+            self._notify_change()
+
+        @self.feature(lsp.WINDOW_LOG_MESSAGE)
+        def log_message(params: lsp.LogMessageParams) -> None:
+            self.log.append(params.message[:2000])
+            match = _FOUND_FILES.search(params.message)
+            if _RECONFIGURING.match(params.message):
+                self.found_files = None
+            elif match:
+                self.found_files = int(match.group(1)) if match.group(1) else 0
+                self.enumeration_due = None
+            self._notify_change()
+
+        @self.feature(lsp.WINDOW_SHOW_MESSAGE)
+        def show_message(params: lsp.ShowMessageParams) -> None:
+            self.log.append(params.message[:2000])
+
+        @self.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)
+        def show_message_request(params: lsp.ShowMessageRequestParams) -> None:
+            self.log.append(params.message[:2000])
+            return None
+
+        @self.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def publish(params: lsp.PublishDiagnosticsParams) -> None:
+            self.diagnostics[params.uri] = list(params.diagnostics)
+            self.diagnostic_seq[params.uri] = self.diagnostic_seq.get(params.uri, 0) + 1
+            self.diagnostic_version[params.uri] = params.version
+            self._notify_change()
+
+        @self.feature(lsp.WORKSPACE_WORKSPACE_FOLDERS)
+        def folders(params: None) -> list[lsp.WorkspaceFolder]:
+            return [lsp.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)]
+
+        @self.feature(lsp.WORKSPACE_APPLY_EDIT)
+        def apply_edit(params: lsp.ApplyWorkspaceEditParams) -> lsp.ApplyWorkspaceEditResult:
+            # The bridge never writes files behind the caller's back.
+            return lsp.ApplyWorkspaceEditResult(applied=False, failure_reason="read-only client")
+
+        for method in (lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH, lsp.WORKSPACE_DIAGNOSTIC_REFRESH,
+                       lsp.WORKSPACE_INLAY_HINT_REFRESH, lsp.WORKSPACE_CODE_LENS_REFRESH,
+                       lsp.WORKSPACE_INLINE_VALUE_REFRESH, lsp.WORKSPACE_FOLDING_RANGE_REFRESH):
+            self.feature(method)(_answer_none)
+        self.feature(lsp.TELEMETRY_EVENT)(_answer_none)
+        self.feature("$/typescriptVersion")(_answer_none)  # typescript-language-server's greeting
+
+    def _notify_change(self) -> None:
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+    async def wait_change(self, timeout: float) -> None:
+        """Wait until some protocol state changes (progress, log, diagnostics, exit) or `timeout`."""
+        event = self.changed
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
+
+    # -- process ---------------------------------------------------------------------------------
+    async def launch(self, command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) -> None:
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=dict(env) if env is not None else None,
+                start_new_session=True, preexec_fn=_die_with_parent, limit=1024 * 1024,
+            )
+        except FileNotFoundError as exc:
+            raise ServerNotInstalled(f"{self.label}: program not found: {command[0]}") from exc
+        except OSError as exc:
+            raise ServerStartError(f"{self.label}: cannot start {command[0]}: {exc}") from exc
+        assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stderr is not None
+        self._server = self.process
+        self.protocol.set_writer(self.process.stdin)
+        reader = asyncio.create_task(self._read_loop(self.process.stdout))
+        self._tasks += [reader, asyncio.create_task(self._drain_stderr(self.process.stderr)),
+                        asyncio.create_task(self._watch_exit(self.process, reader))]
+
+    @property
+    def pull_diagnostics(self) -> bool:
+        """The server wants diagnostics pulled (statically or through a dynamic registration)."""
+        if self.capabilities is not None and self.capabilities.diagnostic_provider is not None:
+            return True
+        return any(reg.method == lsp.TEXT_DOCUMENT_DIAGNOSTIC for reg in self.registrations.values())
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None and self.failure is None
+
+    async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
+        with contextlib.suppress(Exception):
+            while True:
+                line = await stream.readline()
+                if not line:
+                    return
+                self.stderr_tail.append(line.decode("utf-8", "replace").rstrip()[:1000])
+
+    async def _read_loop(self, stream: asyncio.StreamReader) -> None:
+        try:
+            while True:
+                length = await self._read_headers(stream)
+                if length is None:
+                    return
+                body = await stream.readexactly(length)
+                self._dispatch(body)
+        except ProtocolViolation as exc:
+            self._fail(exc)
+            self.kill()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return  # the process is going away; _watch_exit reports it
+
+    async def _read_headers(self, stream: asyncio.StreamReader) -> int | None:
+        length: int | None = None
+        while True:
+            try:
+                line = await stream.readline()
+            except ValueError as exc:  # a line longer than the stream limit
+                raise ProtocolViolation(f"{self.label}: garbage on stdout (an over-long line)") from exc
+            if not line:
+                return None
+            if line.strip() == b"":
+                if length is None:
+                    continue
+                return length
+            name, sep, value = line.decode("ascii", "replace").partition(":")
+            if not sep:
+                self.stderr_tail.append(f"[stdout, not LSP] {line[:200]!r}")
+                continue
+            if name.strip().lower() == "content-length":
+                try:
+                    length = int(value.strip())
+                except ValueError as exc:
+                    raise ProtocolViolation(f"{self.label}: bad Content-Length {value.strip()!r}") from exc
+                if length < 0 or length > MAX_MESSAGE_BYTES:
+                    raise ProtocolViolation(f"{self.label}: message of {length} bytes exceeds the limit")
+
+    def _dispatch(self, body: bytes) -> None:
+        try:
+            raw = json.loads(body)
+        except ValueError as exc:
+            raise ProtocolViolation(f"{self.label}: invalid JSON from the server: {body[:200]!r}") from exc
+        if not isinstance(raw, dict):
+            raise ProtocolViolation(f"{self.label}: a JSON-RPC message must be an object: {body[:200]!r}")
+        try:
+            message = json.loads(body, object_hook=self.protocol.structure_message)
+        except (JsonRpcException, Exception) as exc:
+            # A well-formed frame pygls cannot type: fail just the request it answers, if any.
+            msg_id = raw.get("id")
+            future = (self.protocol._request_futures.pop(msg_id, None)
+                      if isinstance(msg_id, str | int) and "method" not in raw else None)
+            if future is not None and not future.done():
+                future.set_exception(RequestFailed(f"{self.label}: undecodable answer: {exc}"))
+            self.stderr_tail.append(f"[undecodable message] {body[:200]!r}")
+            return
+        try:
+            self.protocol.handle_message(message)
+        except Exception as exc:  # a handler bug must not stop the reader
+            self.stderr_tail.append(f"[handler error] {type(exc).__name__}: {exc}")
+
+    async def _watch_exit(self, process: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
+        code = await process.wait()
+        with contextlib.suppress(Exception):  # let answers already on the pipe arrive
+            await asyncio.wait_for(asyncio.shield(reader), 2)
+        if self.failure is None:
+            self._fail(ServerCrashed(f"{self.label}: server process {process.pid} exited with code {code}"
+                                     + self.stderr_summary()))
+        self._stop_event.set()
+        self._notify_change()
+
+    def stderr_summary(self, lines: int = 15) -> str:
+        tail = list(self.stderr_tail)[-lines:]
+        return ("\nserver stderr (last lines):\n  " + "\n  ".join(tail)) if tail else ""
+
+    def _fail(self, exc: ServerCrashed) -> None:
+        """Fail every pending request at once with `exc` (the process is gone or broken)."""
+        if self.failure is None:
+            self.failure = exc
+        for msg_id, future in list(self.protocol._request_futures.items()):
+            self.protocol._request_futures.pop(msg_id, None)
+            if not future.done():
+                future.set_exception(exc)
+        self._notify_change()
+
+    def kill(self) -> None:
+        """SIGKILL the server's whole process group (it may have children of its own)."""
+        if self.process is None:
+            return
+        # The group outlives its leader when the server forked helpers (tsserver under
+        # typescript-language-server), so it is killed even after the leader exited.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+
+    # -- requests --------------------------------------------------------------------------------
+    async def request(self, method: str, params: Any, timeout: float) -> Any:
+        """Send a request and await its result, translating every failure into a bridge error.
+        On timeout the request is cancelled ($/cancelRequest) and RequestTimeout raised."""
+        if self.failure is not None:
+            raise self.failure
+        msg_id = f"lb-{next(_ids)}"
+        future = self.protocol.send_request(method, params, msg_id=msg_id)
+        answer = asyncio.wrap_future(future)
+        try:
+            return await asyncio.wait_for(asyncio.shield(answer), timeout)
+        except TimeoutError:
+            self.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id=msg_id))
+            # A server that acknowledges the cancel is alive (just slow on this request); one that
+            # stays silent is stuck and the session kills it.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(answer), CANCEL_GRACE)
+            stuck = not answer.done()
+            self.protocol._request_futures.pop(msg_id, None)
+            answer.cancel()
+            raise RequestTimeout(f"{self.label}: no answer to {method} within {timeout:g} s",
+                                 stuck=stuck) from None
+        except JsonRpcException as exc:
+            raise RequestFailed(f"{self.label}: {method} failed: {exc.message}", code=exc.code) from exc
+        except ServerCrashed:
+            raise
+        except RuntimeError as exc:
+            raise ServerCrashed(f"{self.label}: {exc}{self.stderr_summary()}") from exc
+
+    def notify(self, method: str, params: Any) -> None:
+        if self.failure is not None:
+            raise self.failure
+        try:
+            self.protocol.notify(method, params)
+        except (BrokenPipeError, ConnectionError) as exc:
+            raise ServerCrashed(f"{self.label}: cannot write to the server: {exc}") from exc
+
+    async def close(self, timeout: float = 5.0) -> None:
+        """shutdown + exit, then wait for the process; kill it if it lingers. Never raises."""
+        if self.running:
+            with contextlib.suppress(Exception):
+                await self.request(lsp.SHUTDOWN, None, timeout)
+                self.notify(lsp.EXIT, None)
+        if self.process is not None and self.process.returncode is None:
+            try:
+                await asyncio.wait_for(self.process.wait(), timeout)
+            except TimeoutError:
+                self.kill()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.process.wait(), timeout)
+        self.kill()  # stray children left in the group
+        self._stop_event.set()
+        for task in self._tasks:
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _answer_none(params: Any) -> None:
+    return None

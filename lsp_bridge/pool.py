@@ -1,0 +1,79 @@
+"""One shared, lazily started language server per (workspace root, language)."""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import weakref
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from lsp_bridge.client import LoopThread, shared_loop
+from lsp_bridge.errors import BridgeError
+from lsp_bridge.servers import DEFAULT_SERVERS, get_spec
+from lsp_bridge.session import LspSession
+
+LANGUAGES = ("python", "typescript")
+_LANGUAGE_ALIASES = {"py": "python", "ts": "typescript", "tsx": "typescript", "javascript": "typescript",
+                     "js": "typescript", "jsx": "typescript"}
+
+
+class SessionPool:
+    """`get(root, language)` returns the session serving that workspace; servers start on first use.
+
+    Configuration is passed in (the bridge reads no config of its own): `servers` maps a language
+    to a server name (see `lsp_bridge.servers.SERVERS`), `settings` maps a language to settings
+    merged over the server's defaults, `cache_dir` is where npm servers are installed.
+    """
+
+    def __init__(self, *, servers: Mapping[str, str] | None = None, cache_dir: Path | None = None,
+                 auto_install: bool = True, settings: Mapping[str, Mapping[str, Any]] | None = None,
+                 request_timeout: float = 60.0, ready_timeout: float = 300.0, start_timeout: float = 60.0,
+                 loop: LoopThread | None = None) -> None:
+        self._servers = {**DEFAULT_SERVERS, **(servers or {})}
+        for name in self._servers.values():
+            get_spec(name)  # unknown names fail here, not at first use
+        self._cache_dir = cache_dir
+        self._auto_install = auto_install
+        self._settings = dict(settings or {})
+        self._request_timeout = request_timeout
+        self._ready_timeout = ready_timeout
+        self._start_timeout = start_timeout
+        self._loop = loop
+        self._sessions: dict[tuple[Path, str], LspSession] = {}
+        self._lock = threading.Lock()
+        atexit.register(_close_at_exit, weakref.ref(self))
+
+    def get(self, root: Path, language: str) -> LspSession:
+        lang = _LANGUAGE_ALIASES.get(language, language)
+        if lang not in LANGUAGES:
+            raise BridgeError(f"no language server for {language!r}; supported: {', '.join(LANGUAGES)}")
+        key = (Path(root).resolve(), lang)
+        with self._lock:
+            session = self._sessions.get(key)
+            if session is None:
+                session = LspSession(
+                    key[0], get_spec(self._servers[lang]), loop=self._loop or shared_loop(),
+                    cache_dir=self._cache_dir, auto_install=self._auto_install,
+                    settings=self._settings.get(lang), request_timeout=self._request_timeout,
+                    ready_timeout=self._ready_timeout, start_timeout=self._start_timeout)
+                self._sessions[key] = session
+            return session
+
+    def sessions(self) -> list[LspSession]:
+        with self._lock:
+            return list(self._sessions.values())
+
+    def close_all(self) -> None:
+        """Stop every server (shutdown + exit, killed if needed). The pool stays usable."""
+        with self._lock:
+            sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            session.stop()
+
+
+def _close_at_exit(ref: weakref.ref[SessionPool]) -> None:
+    pool = ref()
+    if pool is not None:
+        pool.close_all()

@@ -1,0 +1,70 @@
+"""When a server's answers are complete, and the settings it is given.
+
+pyright family: it enumerates the workspace's source files ("Found N source files" in its log) and
+then analyses them under a work-done progress; a request sent before the enumeration silently
+searches only the files it knows so far. Ready = the enumeration was logged and no progress runs.
+After files are created or deleted it enumerates again (debounced): until that new "Found N" (or
+ENUMERATION_GRACE seconds, for files outside its include set) the server is not ready.
+TypeScript servers load a project when the first file of it is opened. typescript-language-server
+reports that load as a progress ("Initializing JS/TS language features") that starts a moment after
+the didOpen and answers references with the open file only until it ends: ready = a document is
+open, one progress has ended and none runs. TypeScript 7's native server loads the project inside
+the first request that needs it and sends no progress: ready = a document is open.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from lsp_bridge.servers import Readiness
+
+if TYPE_CHECKING:
+    from lsp_bridge.client import BridgeClient, SettingsLookup
+
+
+ENUMERATION_GRACE = 10.0
+
+
+def expect_enumeration(rule: Readiness, client: BridgeClient) -> None:
+    """Files were created or deleted: a pyright-family server will enumerate the workspace again."""
+    if rule == "pyright":
+        client.enumeration_due = time.monotonic() + ENUMERATION_GRACE
+
+
+def is_ready(rule: Readiness, client: BridgeClient, *, opened: bool) -> bool:
+    if rule == "pyright":
+        if client.enumeration_due is not None and time.monotonic() > client.enumeration_due:
+            client.enumeration_due = None  # the file was outside its include set: nothing to wait for
+        return client.found_files is not None and client.enumeration_due is None and not client.progress_active
+    if rule == "tsserver":
+        return opened and client.progress_done > 0 and not client.progress_active
+    if rule == "typescript-native":
+        return opened
+    return True
+
+
+def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = copy.deepcopy(value)
+    return base
+
+
+def settings_lookup(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> SettingsLookup:
+    """A `workspace/configuration` answerer: `section` "python.analysis" -> that sub-object ({} if
+    absent), None -> everything. `overrides` are deep-merged over the server's defaults."""
+    merged = _merge(copy.deepcopy(dict(defaults)), overrides)
+
+    def lookup(section: str | None) -> Any:
+        node: Any = merged
+        for part in (section.split(".") if section else []):
+            if not isinstance(node, Mapping) or part not in node:
+                return {}
+            node = node[part]
+        return copy.deepcopy(node)
+    return lookup

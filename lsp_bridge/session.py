@@ -1,0 +1,485 @@
+"""One language server for one workspace root: start, readiness, document sync, restart, stop.
+
+`LspSession` is the synchronous, thread-safe facade; the work runs on the bridge's event loop.
+Every request first tells the server about changes on disk (a stat snapshot of the workspace's
+source files, plus the precise `files_changed` callers send), opens/updates the files it touches,
+waits until the server is ready (so no partial answer is passed on), and converts the answer to
+code-point positions. A crashed server is restarted and the request retried once; a request that
+times out is cancelled, the server killed (restarted on next use) and RequestTimeout raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types as lsp
+
+from lsp_bridge import convert
+from lsp_bridge.client import BridgeClient, LoopThread, shared_loop
+from lsp_bridge.documents import DocumentStore, OpenDoc, read_file, stat_of
+from lsp_bridge.edits import SeenDoc, workspace_edit_to_file_edits
+from lsp_bridge.errors import (
+    BridgeError,
+    NotReady,
+    RenameRefused,
+    RequestFailed,
+    RequestTimeout,
+    ServerCrashed,
+    ServerStartError,
+    StaleFile,
+)
+from lsp_bridge.positions import TextLines
+from lsp_bridge.pyright_scope import hidden_by_config
+from lsp_bridge.readiness import expect_enumeration, is_ready, settings_lookup
+from lsp_bridge.servers import ServerSpec, resolve_command
+from lsp_bridge.types import Diagnostic, FileEdits, FileLocation, Position, Range
+from lsp_bridge.uris import path_to_uri
+from lsp_bridge.wire import client_capabilities
+
+T = TypeVar("T")
+MAX_HIDDEN_OPEN = 2000  # files hidden by a pyright config that are opened to keep them in scope
+
+
+class LspSession:
+    """A lazily started language server for `root`. Paths may be absolute or relative to `root`;
+    positions are 0-based lines and code-point columns."""
+
+    def __init__(self, root: Path, spec: ServerSpec, *, loop: LoopThread | None = None,
+                 command: Sequence[str] | None = None, cache_dir: Path | None = None,
+                 auto_install: bool = True, settings: Mapping[str, Any] | None = None,
+                 env: Mapping[str, str] | None = None, request_timeout: float = 60.0,
+                 ready_timeout: float = 300.0, start_timeout: float = 60.0, max_files: int = 50_000) -> None:
+        self.root = Path(root).resolve()
+        self.spec = spec
+        self.request_timeout = request_timeout
+        self.ready_timeout = ready_timeout
+        self.start_timeout = start_timeout
+        self.restarts = 0
+        self.started_at: float | None = None
+        self.ready_after: float | None = None  # seconds from start to ready, once measured
+        self.hidden_files = 0  # files the project's pyright config hides (opened, up to a bound)
+        self._loop = loop or shared_loop()
+        self._command = list(command) if command is not None else None
+        self._cache_dir = cache_dir
+        self._auto_install = auto_install
+        self._settings = settings_lookup(spec.settings, settings or {})
+        self._env = env
+        self._max_files = max_files
+        self._client: BridgeClient | None = None
+        self._docs = DocumentStore()
+        self._start_lock: asyncio.Lock | None = None
+        self._starts = 0
+
+    # -- public, synchronous ------------------------------------------------------------------------
+    @property
+    def pid(self) -> int | None:
+        """The server's process id (None while not running)."""
+        client = self._client
+        return client.pid if client is not None and client.running else None
+
+    @property
+    def encoding(self) -> str:
+        return self._client.encoding if self._client is not None else "utf-16"
+
+    def ready(self, timeout: float) -> bool:
+        """Start the server if needed and wait up to `timeout` s until it has indexed the workspace."""
+        async def run() -> bool:
+            client = await self._ensure_client()
+            await self._refresh(client)
+            if not self._docs.open and self.spec.readiness in ("tsserver", "typescript-native"):
+                # TypeScript servers load a project only once one of its files is open.
+                first = next(iter(sorted(self._docs.snapshot)), None)
+                if first is not None:
+                    await self._sync(client, first)
+            return await self._wait_ready(client, timeout)
+        return self._run(run(), timeout + self.start_timeout + 30)
+
+    def sync(self, path: Path) -> None:
+        """Tell the server the file's current disk content (didOpen / didChange as needed)."""
+        self._call(lambda client: self._sync(client, self._abs(path)))
+
+    def files_changed(self, paths: Iterable[Path]) -> None:
+        """Files were created, changed or deleted on disk: tell the server (didChangeWatchedFiles) and
+        re-sync open documents. Cheap when the server is not running (it reads the disk at start)."""
+        targets = [self._abs(p) for p in paths]
+        if self._client is None or not self._client.running:
+            return
+        self._run(self._files_changed(self._client, targets), self.request_timeout + 10)
+
+    def definition(self, path: Path, pos: Position) -> list[FileLocation]:
+        return self._locations(lsp.TEXT_DOCUMENT_DEFINITION, path, pos, lsp.DefinitionParams)
+
+    def implementation(self, path: Path, pos: Position) -> list[FileLocation]:
+        return self._locations(lsp.TEXT_DOCUMENT_IMPLEMENTATION, path, pos, lsp.ImplementationParams)
+
+    def references(self, path: Path, pos: Position, include_declaration: bool = True) -> list[FileLocation]:
+        target = self._abs(path)
+
+        async def op(client: BridgeClient) -> list[FileLocation]:
+            doc = await self._prepare(client, target)
+            params = lsp.ReferenceParams(
+                text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
+                position=doc.lines.to_server(pos, client.encoding),
+                context=lsp.ReferenceContext(include_declaration=include_declaration))
+            result = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, self.request_timeout)
+            return convert.locations(result, self._lines_checked, client.encoding)
+        return self._call(op)
+
+    def prepare_rename(self, path: Path, pos: Position) -> Range:
+        """The range of the symbol a rename at `pos` would change. Raises RenameRefused with the
+        server's reason when the symbol cannot be renamed."""
+        target = self._abs(path)
+
+        async def op(client: BridgeClient) -> Range:
+            doc = await self._prepare(client, target)
+            return await self._prepare_rename(client, doc, pos)
+        return self._call(op)
+
+    def rename(self, path: Path, pos: Position, new_name: str) -> list[FileEdits]:
+        """The validated edits a rename to `new_name` needs (nothing is written). Raises
+        RenameRefused, InvalidEdit or StaleFile."""
+        target = self._abs(path)
+
+        async def op(client: BridgeClient) -> list[FileEdits]:
+            doc = await self._prepare(client, target)
+            await self._prepare_rename(client, doc, pos)
+            params = lsp.RenameParams(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
+                                      position=doc.lines.to_server(pos, client.encoding), new_name=new_name)
+            try:
+                result = await client.request(lsp.TEXT_DOCUMENT_RENAME, params, self.request_timeout)
+            except RequestFailed as exc:
+                raise RenameRefused(str(exc)) from exc
+            if result is None:
+                raise RenameRefused(f"{self.spec.name} returned no edit for a rename at {target}:{pos}")
+            return workspace_edit_to_file_edits(result, read=self._seen, encoding=client.encoding)
+        return self._call(op)
+
+    def diagnostics(self, path: Path) -> list[Diagnostic]:
+        """Errors and warnings for one file, computed on its current disk content."""
+        target = self._abs(path)
+
+        async def op(client: BridgeClient) -> list[Diagnostic]:
+            doc = await self._prepare(client, target)
+            uri = path_to_uri(target)
+            if client.pull_diagnostics:
+                params = lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+                report = await client.request(lsp.TEXT_DOCUMENT_DIAGNOSTIC, params, self.request_timeout)
+                items = list(getattr(report, "items", None) or [])
+            else:
+                items = await self._pushed_diagnostics(client, doc)
+            return convert.diagnostics(target, items, doc.lines, client.encoding)
+        return self._call(op)
+
+    def stop(self) -> None:
+        """shutdown + exit the server (killed if it does not comply). The session restarts on next use."""
+        if self._client is None:
+            return
+        with contextlib.suppress(BridgeError, TimeoutError):
+            self._run(self._stop(), 30)
+
+    # -- plumbing -------------------------------------------------------------------------------------
+    def _abs(self, path: Path) -> Path:
+        path = Path(path)
+        return path if path.is_absolute() else self.root / path
+
+    def _run(self, coro: Awaitable[T], timeout: float) -> T:
+        try:
+            return self._loop.run(coro, timeout)  # type: ignore[arg-type]
+        except TimeoutError as exc:
+            raise RequestTimeout(f"{self.spec.name}: gave up after {timeout:g} s") from exc
+
+    def _call(self, op: Callable[[BridgeClient], Awaitable[T]]) -> T:
+        budget = self.ready_timeout + 2 * (self.start_timeout + self.request_timeout) + 60
+        return self._run(self._attempt(op), budget)
+
+    async def _attempt(self, op: Callable[[BridgeClient], Awaitable[T]]) -> T:
+        for attempt in range(2):
+            client = await self._ensure_client()
+            # The disk scan runs alongside the request (~25 ms for 3,000 files); when it finds changes
+            # the server was not told about, they are announced and the request is repeated.
+            scan = asyncio.create_task(asyncio.to_thread(self._docs.scan))
+            try:
+                result = await op(client)
+            except StaleFile:
+                await self._settle_scan(client, scan)
+                if attempt:
+                    raise
+                continue
+            except ServerCrashed:
+                await self._settle_scan(client, scan)
+                await self._discard(client)
+                if attempt:
+                    raise
+                continue
+            except RequestTimeout as exc:
+                await self._settle_scan(client, scan)
+                if exc.stuck:
+                    await self._discard(client)  # a server stuck on one request is stuck for all
+                raise
+            except BaseException:
+                await self._settle_scan(client, scan)
+                raise
+            if await self._settle_scan(client, scan):
+                result = await op(client)
+            return result
+        raise AssertionError("unreachable")
+
+    async def _settle_scan(self, client: BridgeClient, scan: asyncio.Task[dict[Path, Any]]) -> bool:
+        try:
+            found = await scan
+        except Exception:
+            return False
+        if client.failure is not None:
+            self._docs.apply_scan(found)
+            return False
+        return await self._apply_scan(client, found)
+
+    def _lock(self) -> asyncio.Lock:
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        return self._start_lock
+
+    async def _ensure_client(self) -> BridgeClient:
+        async with self._lock():
+            if self._client is not None and self._client.running:
+                return self._client
+            if self._client is not None:
+                await self._discard(self._client)
+            if self._starts:
+                self.restarts += 1
+            self._starts += 1
+            self._client = await self._start()
+            return self._client
+
+    async def _start(self) -> BridgeClient:
+        folder = None
+        if self._command is not None:
+            command = self._command
+        else:
+            command, folder = await asyncio.to_thread(
+                resolve_command, self.spec, cache_dir=self._cache_dir, auto_install=self._auto_install)
+        client = BridgeClient(label=self.spec.name, settings=self._settings, root=self.root)
+        self.started_at, self.ready_after = time.monotonic(), None
+        env = {**os.environ, **(self._env or {})}
+        await client.launch(command, cwd=self.root, env=env)
+        options = self.spec.initialization_options(folder) if self.spec.initialization_options and folder else None
+        params = lsp.InitializeParams(
+            process_id=os.getpid(), root_uri=path_to_uri(self.root), root_path=str(self.root),
+            workspace_folders=[lsp.WorkspaceFolder(uri=path_to_uri(self.root), name=self.root.name)],
+            capabilities=client_capabilities(), initialization_options=options,
+            client_info=lsp.ClientInfo(name="codeagent", version="0.1"))
+        try:
+            result: lsp.InitializeResult = await client.request(lsp.INITIALIZE, params, self.start_timeout)
+            client.capabilities = result.capabilities
+            encoding = result.capabilities.position_encoding
+            client.encoding = "utf-8" if encoding == lsp.PositionEncodingKind.Utf8 else (
+                "utf-32" if encoding == lsp.PositionEncodingKind.Utf32 else "utf-16")
+            client.notify(lsp.INITIALIZED, lsp.InitializedParams())
+            client.notify(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                          lsp.DidChangeConfigurationParams(settings=self._settings(None)))
+        except BridgeError as exc:
+            await client.close(timeout=1)
+            raise ServerStartError(f"{self.spec.name} did not initialize: {exc}{client.stderr_summary()}") from exc
+        self._docs = DocumentStore()
+        await asyncio.to_thread(self._docs.take_snapshot, self.root, self.spec.language_ids, self._max_files)
+        if self.spec.readiness == "pyright":
+            await self._open_hidden(client)
+        return client
+
+    async def _open_hidden(self, client: BridgeClient) -> None:
+        """Open the files the project's pyright config hides, so references and rename see them."""
+        hidden = await asyncio.to_thread(hidden_by_config, self.root, sorted(self._docs.snapshot))
+        self.hidden_files = len(hidden)
+        for path in hidden[:MAX_HIDDEN_OPEN]:
+            self._docs.pinned.add(path)
+            with contextlib.suppress(BridgeError):
+                await self._sync(client, path)
+
+    async def _discard(self, client: BridgeClient) -> None:
+        client.kill()
+        await client.close(timeout=2)
+        if self._client is client:
+            self._client = None
+
+    async def _stop(self) -> None:
+        async with self._lock():
+            client, self._client = self._client, None
+            if client is not None:
+                await client.close(timeout=5)
+
+    async def _wait_ready(self, client: BridgeClient, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while True:
+            if client.failure is not None:
+                raise client.failure
+            if is_ready(self.spec.readiness, client, opened=bool(self._docs.open)):
+                if self.ready_after is None and self.started_at is not None:
+                    self.ready_after = time.monotonic() - self.started_at
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            await client.wait_change(min(remaining, 0.25))
+
+    async def _prepare(self, client: BridgeClient, path: Path) -> OpenDoc:
+        """Sync `path`, then wait for readiness: the document the request is about is open, and the
+        server has seen the whole workspace."""
+        doc = await self._sync(client, path)
+        if not await self._wait_ready(client, self.ready_timeout):
+            raise NotReady(f"{self.spec.name} was still indexing {self.root} after {self.ready_timeout:g} s "
+                           "(its answers would be partial)")
+        return doc
+
+    async def _sync(self, client: BridgeClient, path: Path) -> OpenDoc:
+        disk = await asyncio.to_thread(read_file, path)
+        if disk is None:
+            raise BridgeError(f"not a readable file: {path}")
+        language_id = self.spec.language_id(path)
+        if language_id is None:
+            raise BridgeError(f"{self.spec.name} does not handle {path.suffix or 'suffix-less'} files: {path}")
+        uri = path_to_uri(path)
+        doc = self._docs.open.get(path)
+        if doc is None:
+            doc = OpenDoc(path, language_id, 1, disk.hash, disk.lines, disk.stat,
+                          diag_seq=client.diagnostic_seq.get(uri, 0))
+            client.notify(lsp.TEXT_DOCUMENT_DID_OPEN, lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+                uri=uri, language_id=language_id, version=1, text=disk.lines.text)))
+            self._docs.open[path] = doc
+        elif doc.hash != disk.hash:
+            doc.version += 1
+            doc.hash, doc.lines, doc.stat = disk.hash, disk.lines, disk.stat
+            doc.diag_seq = client.diagnostic_seq.get(uri, 0)
+            client.notify(lsp.TEXT_DOCUMENT_DID_CHANGE, lsp.DidChangeTextDocumentParams(
+                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=doc.version),
+                content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=disk.lines.text)]))
+        doc.stat = disk.stat
+        self._docs.note(path, disk.stat)
+        self._docs.touch(path)
+        for old in self._docs.to_close():
+            self._docs.open.pop(old, None)
+            client.notify(lsp.TEXT_DOCUMENT_DID_CLOSE, lsp.DidCloseTextDocumentParams(
+                text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(old))))
+        return doc
+
+    async def _refresh(self, client: BridgeClient) -> None:
+        """Tell the server about files that changed on disk since it last saw them."""
+        await self._apply_scan(client, await asyncio.to_thread(self._docs.scan))
+
+    async def _apply_scan(self, client: BridgeClient, found: dict[Path, Any]) -> bool:
+        changed, deleted = self._docs.apply_scan(found)
+        await self._announce(client, [(p, lsp.FileChangeType.Changed) for p in changed]
+                             + [(p, lsp.FileChangeType.Deleted) for p in deleted])
+        return bool(changed or deleted)
+
+    async def _files_changed(self, client: BridgeClient, paths: list[Path]) -> None:
+        events = []
+        for path in paths:
+            before, now = self._docs.snapshot.get(path), stat_of(path)
+            if now is None:
+                events.append((path, lsp.FileChangeType.Deleted))
+            elif before is None and path not in self._docs.open:
+                events.append((path, lsp.FileChangeType.Created))
+            else:
+                events.append((path, lsp.FileChangeType.Changed))
+            if self.spec.language_id(path) is not None or now is None:
+                self._docs.note(path, now)
+        await self._announce(client, events)
+
+    async def _announce(self, client: BridgeClient, events: list[tuple[Path, lsp.FileChangeType]]) -> None:
+        if not events:
+            return
+        client.notify(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, lsp.DidChangeWatchedFilesParams(
+            changes=[lsp.FileEvent(uri=path_to_uri(p), type=kind) for p, kind in events]))
+        if any(kind != lsp.FileChangeType.Changed and self.spec.language_id(p) for p, kind in events):
+            expect_enumeration(self.spec.readiness, client)
+        for path, kind in events:
+            if path not in self._docs.open:
+                continue
+            if kind == lsp.FileChangeType.Deleted:
+                self._docs.open.pop(path)
+                client.notify(lsp.TEXT_DOCUMENT_DID_CLOSE, lsp.DidCloseTextDocumentParams(
+                    text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(path))))
+            else:
+                await self._sync(client, path)
+
+    def _lines_checked(self, path: Path) -> TextLines | None:
+        """The text a server answer about `path` refers to; StaleFile if it changed meanwhile."""
+        seen = self._seen(path)
+        return seen.lines if seen is not None else None
+
+    def _seen(self, path: Path) -> SeenDoc | None:
+        doc = self._docs.open.get(path)
+        disk = read_file(path)
+        if doc is not None:
+            if disk is None or disk.hash != doc.hash:
+                raise StaleFile(f"{path} changed on disk while {self.spec.name} was answering")
+            return SeenDoc(doc.lines, doc.hash, doc.version)
+        if disk is None:
+            return None
+        known = self._docs.snapshot.get(path)
+        if known is not None and known != disk.stat:
+            raise StaleFile(f"{path} changed on disk while {self.spec.name} was answering")
+        return SeenDoc(disk.lines, disk.hash, None)
+
+    def _locations(self, method: str, path: Path, pos: Position, params_type: Any) -> list[FileLocation]:
+        target = self._abs(path)
+
+        async def op(client: BridgeClient) -> list[FileLocation]:
+            doc = await self._prepare(client, target)
+            params = params_type(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
+                                 position=doc.lines.to_server(pos, client.encoding))
+            result = await client.request(method, params, self.request_timeout)
+            return convert.locations(result, self._lines_checked, client.encoding)
+        return self._call(op)
+
+    async def _prepare_rename(self, client: BridgeClient, doc: OpenDoc, pos: Position) -> Range:
+        provider = client.capabilities.rename_provider if client.capabilities else None
+        if not provider:
+            raise RenameRefused(f"{self.spec.name} does not support rename")
+        fallback = convert.word_range(doc.lines, pos)
+        if not (isinstance(provider, lsp.RenameOptions) and provider.prepare_provider):
+            if fallback is None:
+                raise RenameRefused(f"no symbol at {doc.path}:{pos}")
+            return fallback
+        params = lsp.PrepareRenameParams(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(doc.path)),
+                                         position=doc.lines.to_server(pos, client.encoding))
+        try:
+            result = await client.request(lsp.TEXT_DOCUMENT_PREPARE_RENAME, params, self.request_timeout)
+        except RequestFailed as exc:
+            raise RenameRefused(str(exc).split(": ", 2)[-1]) from exc
+        if result is None:
+            raise RenameRefused(f"{self.spec.name}: the element at {doc.path.name}:{pos} cannot be renamed")
+        if isinstance(result, lsp.Range):
+            return doc.lines.range_from_server(result, client.encoding)
+        if isinstance(result, lsp.PrepareRenamePlaceholder):
+            return doc.lines.range_from_server(result.range, client.encoding)
+        if fallback is None:
+            raise RenameRefused(f"no symbol at {doc.path}:{pos}")
+        return fallback
+
+    async def _pushed_diagnostics(self, client: BridgeClient, doc: OpenDoc) -> list[lsp.Diagnostic]:
+        """The diagnostics the server pushed for `doc` since its last sync. A server that stays quiet
+        (nothing to re-publish for unchanged content) is taken at its last word after a short wait."""
+        uri = path_to_uri(doc.path)
+        deadline = time.monotonic() + self.request_timeout
+        quiet_until = time.monotonic() + 3.0
+        while True:
+            if client.failure is not None:
+                raise client.failure
+            fresh = client.diagnostic_seq.get(uri, 0) > doc.diag_seq
+            version = client.diagnostic_version.get(uri)
+            if fresh and (version is None or version >= doc.version):
+                break
+            now = time.monotonic()
+            if uri in client.diagnostics and not fresh and now > quiet_until:
+                break
+            if now > deadline:
+                raise RequestTimeout(f"{self.spec.name} published no diagnostics for {doc.path} in time")
+            await client.wait_change(min(deadline - now, 0.25))
+        return list(client.diagnostics.get(uri, []))

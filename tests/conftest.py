@@ -1,0 +1,108 @@
+"""Shared test helpers: workspaces in tmp_path, the real `codeagent` command, tree snapshots."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.config import Settings
+from agent.registry import load_all_tools
+from agent.result import ToolResult
+from agent.toolcontext import ToolContext
+
+BIN = Path(sys.executable).parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The lint/type checks run last, so a failing check never hides test results."""
+    items.sort(key=lambda item: item.nodeid.startswith("tests/test_lint.py"))
+
+
+@dataclass
+class Cli:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def codeagent_command() -> list[str]:
+    exe = shutil.which("codeagent", path=str(BIN))
+    return [exe] if exe else [sys.executable, "-m", "agent.cli"]
+
+
+def _run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None, timeout: float = 120) -> Cli:
+    """Run the real `codeagent` command in a subprocess."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "CODEAGENT_CONFIG": os.devnull}
+    proc = subprocess.run(
+        [*codeagent_command(), *args], cwd=cwd, input=stdin, capture_output=True, text=True,
+        timeout=timeout, env=env,
+    )
+    return Cli(proc.returncode, proc.stdout, proc.stderr)
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[bytes | str, int]]:
+    """Every entry under `folder` (not following symlinks): its bytes (or link target) and mtime."""
+    out: dict[str, tuple[bytes | str, int]] = {}
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            st = path.lstat()
+            if path.is_symlink():
+                out[str(path.relative_to(folder))] = (os.readlink(path), st.st_mtime_ns)
+            elif path.is_file():
+                out[str(path.relative_to(folder))] = (path.read_bytes(), st.st_mtime_ns)
+            else:
+                out[str(path.relative_to(folder)) + "/"] = (b"", 0)
+    return out
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """An empty workspace root (real path) inside tmp_path."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws.resolve()
+
+
+@pytest.fixture
+def ctx(root: Path) -> Iterator[ToolContext]:
+    """A tool context on `root` with default settings (no user or project config)."""
+    context = ToolContext.create(root, settings=Settings())
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def call(ctx: ToolContext) -> Callable[..., ToolResult]:
+    """`call("read_file", file_path=...)`: a tool call through the registry, as the agent loop makes it."""
+    registry = load_all_tools()
+
+    def run(name: str, **args: Any) -> ToolResult:
+        return registry.call(ctx, name, args)
+
+    return run
+
+
+@pytest.fixture
+def cli() -> Callable[..., Cli]:
+    """`cli("tool", "read_file", "--args", ...)`: the real `codeagent` command in a subprocess."""
+    return _run_cli
+
+
+@pytest.fixture
+def snapshot() -> Callable[[Path], dict[str, tuple[bytes | str, int]]]:
+    """`snapshot(folder)`: every entry's bytes (or link target) and mtime, to prove nothing changed."""
+    return _snapshot

@@ -1,0 +1,91 @@
+"""A small language server that misbehaves on purpose (tests only; stdlib only).
+
+usage: fake_server.py MODE [LOGFILE]
+  ok            answers initialize, shutdown and textDocument/references (one fixed location)
+  invalid-json  answers requests after initialize with a frame that is not JSON
+  die           exits with code 3 (after a line on stderr) on the first request after initialize
+  hang          never answers requests after initialize (records $/cancelRequest in LOGFILE)
+  huge          answers requests after initialize with a Content-Length over the bridge's limit
+  no-init       writes a line on stderr and exits before answering initialize
+  chatty        like ok, but first writes 2 MiB to stderr (a client that never reads it would block)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+MODE = sys.argv[1]
+LOG = sys.argv[2] if len(sys.argv) > 2 else None
+
+
+def log(line: str) -> None:
+    if LOG:
+        with open(LOG, "a") as handle:
+            handle.write(line + "\n")
+
+
+def read() -> dict | None:
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(sys.stdin.buffer.read(length or 0))
+
+
+def send_raw(body: bytes, length: int | None = None) -> None:
+    sys.stdout.buffer.write(f"Content-Length: {len(body) if length is None else length}\r\n\r\n".encode() + body)
+    sys.stdout.buffer.flush()
+
+
+def send(message: dict) -> None:
+    send_raw(json.dumps({"jsonrpc": "2.0", **message}).encode())
+
+
+def main() -> None:
+    if MODE == "no-init":
+        sys.stderr.write("fake server: cannot start, missing configuration\n")
+        sys.exit(2)
+    if MODE == "chatty":
+        sys.stderr.write(("x" * 1023 + "\n") * 2048)
+        sys.stderr.flush()
+    while True:
+        message = read()
+        if message is None:
+            return
+        method, msg_id = message.get("method"), message.get("id")
+        log(f"{method} {msg_id}")
+        if method == "$/cancelRequest":
+            log(f"cancel {message['params']['id']}")
+            continue
+        if msg_id is None:
+            if method == "exit":
+                return
+            continue
+        if method == "initialize":
+            send({"id": msg_id, "result": {"capabilities": {"referencesProvider": True, "textDocumentSync": 1}}})
+        elif method == "shutdown":
+            send({"id": msg_id, "result": None})
+        elif MODE in ("ok", "chatty"):
+            uri = message["params"]["textDocument"]["uri"]
+            send({"id": msg_id, "result": [{"uri": uri, "range": {"start": {"line": 0, "character": 0},
+                                                                  "end": {"line": 0, "character": 3}}}]})
+        elif MODE == "invalid-json":
+            send_raw(b"{this is not json")
+        elif MODE == "die":
+            sys.stderr.write("fake server: fatal error, giving up\n")
+            sys.stderr.flush()
+            sys.exit(3)
+        elif MODE == "huge":
+            send_raw(b"{}", length=1 << 40)
+        # hang: never answer
+
+
+if __name__ == "__main__":
+    main()

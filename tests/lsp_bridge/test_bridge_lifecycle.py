@@ -1,0 +1,102 @@
+"""Real servers: readiness before the first answer, kill -9 mid-session, no orphans after
+close_all, and servers dying with their parent process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from bridgekit import copy_fixture, group_pids, pos_of, require_server, wait_gone
+
+from lsp_bridge import Position, SessionPool
+
+
+def test_first_request_on_a_cold_server_is_complete(tmp_path: Path) -> None:
+    """No ready() call: the request itself waits until the workspace is enumerated."""
+    root = copy_fixture("pyproj", tmp_path)
+    pool = SessionPool(request_timeout=120, ready_timeout=240)
+    try:
+        geometry = root / "shapes/geometry.py"
+        refs = pool.get(root, "python").references(geometry, pos_of(geometry, "area_of", "def area_of"))
+        assert len(refs) == 11
+        assert len({loc.path for loc in refs}) == 5
+    finally:
+        pool.close_all()
+
+
+def test_server_killed_mid_session_is_restarted_and_the_request_succeeds(tmp_path: Path) -> None:
+    root = copy_fixture("pyproj", tmp_path)
+    pool = SessionPool(request_timeout=120, ready_timeout=240)
+    try:
+        session = pool.get(root, "python")
+        geometry = root / "shapes/geometry.py"
+        at = pos_of(geometry, "area_of", "def area_of")
+        assert len(session.references(geometry, at)) == 11
+        first = session.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        assert not wait_gone({first})
+        assert len(session.references(geometry, at)) == 11
+        assert session.restarts == 1 and session.pid not in (None, first)
+    finally:
+        pool.close_all()
+
+
+@pytest.mark.parametrize(("language", "server", "fixture"), [
+    ("python", "basedpyright", "pyproj"),
+    ("typescript", "tsc", "tsproj"),
+    ("typescript", "typescript-language-server", "tsproj"),
+])
+def test_no_orphan_processes_after_close_all(tmp_path: Path, language: str, server: str, fixture: str) -> None:
+    require_server(server)
+    root = copy_fixture(fixture, tmp_path)
+    pool = SessionPool(servers={language: server}, request_timeout=120, ready_timeout=240)
+    session = pool.get(root, language)
+    assert session.ready(timeout=240)
+    first = next(iter(sorted(p for p in root.rglob("*") if p.suffix in (".py", ".ts"))))
+    session.references(first, Position(0, 0))
+    pid = session.pid
+    assert pid is not None
+    family = group_pids(pid)  # the server and whatever it spawned (tsserver under tsls)
+    assert pid in family
+    pool.close_all()
+    assert not wait_gone(family), f"left running after close_all: {family}"
+
+
+PARENT = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from lsp_bridge import SessionPool
+    pool = SessionPool(servers={"typescript": sys.argv[3]})
+    session = pool.get(Path(sys.argv[1]), sys.argv[2])
+    assert session.ready(timeout=240)
+    print(session.pid, flush=True)
+    time.sleep(600)
+""")
+
+
+@pytest.mark.parametrize(("language", "server", "fixture"), [
+    ("python", "basedpyright", "pyproj"),
+    ("typescript", "typescript-language-server", "tsproj"),
+])
+def test_servers_die_with_their_parent(tmp_path: Path, language: str, server: str, fixture: str) -> None:
+    """kill -9 of the process that owns the pool (no cleanup code runs) still takes the servers down."""
+    require_server(server)
+    root = copy_fixture(fixture, tmp_path)
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(root), language, server],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        line = parent.stdout.readline()
+        assert line.strip().isdigit(), f"parent failed: {line!r}"
+        family = group_pids(int(line))
+        assert family
+    finally:
+        parent.kill()
+        parent.wait(timeout=30)
+    assert not wait_gone(family), f"orphaned: {family}"

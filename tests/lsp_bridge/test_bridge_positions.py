@@ -1,0 +1,73 @@
+"""Code-point columns <-> UTF-16 / UTF-8 units, with non-ASCII and astral characters."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types as lsp
+
+from lsp_bridge import InvalidEdit, Position
+from lsp_bridge.positions import TextLines, from_units, normalize_text, to_units
+
+LINE = 'naïve = "été 🎉"; x = area_of(c)'
+SYMBOL = LINE.index("area_of")  # 23 code points
+
+
+def test_ascii_prefix_is_identity() -> None:
+    for encoding in ("utf-16", "utf-8", "utf-32"):
+        assert to_units("abc def", 4, encoding) == 4  # type: ignore[arg-type]
+        assert from_units("abc def", 4, encoding) == 4  # type: ignore[arg-type]
+
+
+def test_emoji_counts_two_utf16_units_and_four_utf8_bytes() -> None:
+    # ï, é, é are 1 UTF-16 unit / 2 UTF-8 bytes each; 🎉 is 2 UTF-16 units / 4 UTF-8 bytes.
+    assert to_units(LINE, SYMBOL, "utf-16") == SYMBOL + 1
+    assert to_units(LINE, SYMBOL, "utf-8") == SYMBOL + 3 + 3
+    assert to_units(LINE, SYMBOL, "utf-32") == SYMBOL
+    assert len(LINE[:SYMBOL].encode("utf-16-le")) // 2 == SYMBOL + 1
+    assert len(LINE[:SYMBOL].encode("utf-8")) == SYMBOL + 6
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8", "utf-32"])
+def test_round_trip_every_column(encoding: str) -> None:
+    text = "a🎉b🧑‍💻c ü 𝔘 end"
+    for column in range(len(text) + 1):
+        units = to_units(text, column, encoding)  # type: ignore[arg-type]
+        assert from_units(text, units, encoding) == column  # type: ignore[arg-type]
+
+
+def test_units_inside_a_character_round_down_and_past_end_clamp() -> None:
+    text = "🎉x"
+    assert from_units(text, 1, "utf-16") == 0  # half a surrogate pair
+    assert from_units(text, 2, "utf-16") == 1
+    assert from_units(text, 3, "utf-8") == 0  # inside the 4-byte emoji
+    assert from_units(text, 99, "utf-16") == 2
+    assert to_units(text, 99, "utf-16") == 3
+    assert from_units(text, -1, "utf-16") == 0
+
+
+def test_text_lines_convert_lsp_positions() -> None:
+    lines = TextLines("first\n" + LINE + "\n")
+    server = lines.to_server(Position(1, SYMBOL), "utf-16")
+    assert server == lsp.Position(line=1, character=SYMBOL + 1)
+    assert lines.from_server(server, "utf-16") == Position(1, SYMBOL)
+    rng = lsp.Range(start=lsp.Position(line=1, character=SYMBOL + 6), end=lsp.Position(line=1, character=SYMBOL + 13))
+    converted = lines.range_from_server(rng, "utf-8")
+    assert LINE[converted.start.character:converted.end.character] == "area_of"
+
+
+def test_offsets_and_bounds() -> None:
+    lines = TextLines("ab\ncd\n")
+    assert lines.offset(Position(1, 1)) == 4
+    assert lines.offset(Position(1, 99)) == 5  # clamped to the end of its line (LSP rule)
+    assert lines.offset(Position(2, 0)) == 6  # the empty last line
+    assert lines.offset(Position(3, 0)) == 6  # just after the last line: end of text
+    with pytest.raises(InvalidEdit, match="past the end"):
+        lines.offset(Position(4, 0))
+    with pytest.raises(InvalidEdit, match="negative"):
+        lines.offset(Position(-1, 0))
+
+
+def test_normalize_text_matches_what_the_workspace_reads() -> None:
+    data = "\ufeffline one\r\nline two\rthree 🎉\n".encode()
+    assert normalize_text(data) == "line one\nline two\nthree 🎉\n"
+    assert normalize_text(b"caf\xe9") == "caf\ufffd"  # undecodable bytes are replaced, not fatal

@@ -1,0 +1,96 @@
+"""Helpers for the semantic tests (imported by the test modules): fixture projects copied once per module, tool calls through the
+registry, the real `codeagent` command, and daemons that never outlive a test."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.config import Settings
+from agent.registry import load_all_tools
+from agent.result import ToolResult
+from agent.toolcontext import ToolContext
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+BIN = Path(sys.executable).parent
+DAEMON_IDLE = "30"  # seconds: a daemon a test forgot would still go away soon
+
+
+def copy_fixture(name: str, dest_parent: Path) -> Path:
+    dest = (dest_parent / name).resolve()
+    shutil.copytree(FIXTURES / name, dest)
+    return dest
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under root except the tool folder: path → bytes."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if path.is_file() and rel.parts[0] not in (".codeagent", "__pycache__") and "__pycache__" not in rel.parts:
+            out[rel.as_posix()] = path.read_bytes()
+    return out
+
+
+class Caller:
+    """`caller("find_references", file_path=..., line=..., column=...)` through the registry."""
+
+    def __init__(self, ctx: ToolContext):
+        self.ctx = ctx
+        self.registry = load_all_tools()
+
+    def __call__(self, name: str, **args: Any) -> ToolResult:
+        return self.registry.call(self.ctx, name, args)
+
+
+def module_context(root: Path, settings: Settings | None = None) -> Iterator[tuple[ToolContext, Caller]]:
+    ctx = ToolContext.create(root, settings=settings or Settings())
+    try:
+        yield ctx, Caller(ctx)
+    finally:
+        ctx.close()
+
+
+@dataclass
+class Cli:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def codeagent_command() -> list[str]:
+    exe = shutil.which("codeagent", path=str(BIN))
+    return [exe] if exe else [sys.executable, "-m", "agent.cli"]
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 240) -> Cli:
+    full_env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "CODEAGENT_CONFIG": os.devnull,
+                "CODEAGENT_DAEMON_IDLE_TIMEOUT": DAEMON_IDLE, **(env or {})}
+    proc = subprocess.run([*codeagent_command(), *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=full_env)
+    return Cli(proc.returncode, proc.stdout, proc.stderr)
+
+
+def stop_daemon(root: Path) -> None:
+    """Stop the workspace's daemon, if any, and wait until it has exited."""
+    run_cli("daemon", "stop", "--root", str(root), timeout=60)
+
+
+def line_col(root: Path, rel: str, line: int, needle: str, nth: int = 0) -> tuple[int, int]:
+    """1-based (line, column in characters) of the nth `needle` on a 1-based line."""
+    text = (root / rel).read_text(encoding="utf-8").split("\n")[line - 1]
+    col = -1
+    for _ in range(nth + 1):
+        col = text.index(needle, col + 1)
+    return line, col + 1
