@@ -140,7 +140,7 @@ class PolicyRule(_Section):
     redirects: Literal["outside"] | None = Field(None, description="outside: an output redirect writes outside the workspace.")
     stdin_code: bool = Field(False, description="Triggers when the program reads its code from a pipe, here-document, "
                              "process substitution or /dev/stdin instead of a file.")
-    reason: str = Field(min_length=1, description="What the refusal tells the model.")
+    reason: str = Field("refused by a configured rule", min_length=1, description="What the refusal tells the model.")
 
 
 class ShellPolicySettings(_Section):

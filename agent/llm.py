@@ -278,8 +278,8 @@ class LLMClient:
         if chunks == 0:
             raise _BadPayload("an empty stream (an HTML page or a proxy error instead of server-sent events?)")
         reply.content = "".join(content)
-        reply.tool_calls = [ToolCall(c["id"] or f"call_{next(_call_ids)}", c["name"], c["arguments"] or "{}")
-                            for _i, c in sorted(calls.items())]
+        reply.tool_calls = _unique_ids([ToolCall(c["id"] or f"call_{next(_call_ids)}", c["name"], c["arguments"] or "{}")
+                                        for _i, c in sorted(calls.items())])
         return reply
 
     def _where(self) -> str:
@@ -310,10 +310,20 @@ def _reply_of(resp: Any) -> Reply:
     calls = [ToolCall(tc.id or f"call_{next(_call_ids)}", tc.function.name, tc.function.arguments or "{}")
              for tc in raw_calls if getattr(tc, "function", None) is not None]
     usage = resp.usage
-    return Reply(content=msg.content or "", tool_calls=calls,
+    return Reply(content=msg.content or "", tool_calls=_unique_ids(calls),
                  prompt_tokens=usage.prompt_tokens if usage else None,
                  completion_tokens=usage.completion_tokens if usage else None,
                  finish_reason=resp.choices[0].finish_reason)
+
+
+def _unique_ids(calls: list[ToolCall]) -> list[ToolCall]:
+    """Some servers repeat one id for every call of a turn; the API needs each answered separately."""
+    seen: set[str] = set()
+    for c in calls:
+        if c.id in seen:
+            c.id = f"call_{next(_call_ids)}"
+        seen.add(c.id)
+    return calls
 
 
 def _action_in_text(content: str, names: set[str]) -> ToolCall | None:
@@ -364,42 +374,7 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return None
 
 
-def describe_missing_endpoint() -> str:
-    """What `codeagent run` prints when no endpoint is configured."""
-    return """no model endpoint is configured. codeagent talks to any OpenAI-compatible server; set one with
-environment variables (or `[llm]` in .codeagent.toml / ~/.config/codeagent/config.toml):
-
-  OpenAI      export OPENAI_API_KEY=sk-...                         (model defaults to gpt-4o-mini)
-  DeepSeek    export LLM_BASE_URL=https://api.deepseek.com/v1 LLM_API_KEY=sk-... LLM_MODEL=deepseek-chat
-  vLLM        vllm serve Qwen/Qwen2.5-Coder-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
-              export LLM_BASE_URL=http://localhost:8000/v1 LLM_MODEL=Qwen/Qwen2.5-Coder-7B-Instruct
-  llama.cpp   llama-server -m model.gguf --jinja --port 8080
-              export LLM_BASE_URL=http://localhost:8080/v1 LLM_MODEL=local
-  Ollama      ollama serve; ollama pull qwen2.5-coder
-              export LLM_BASE_URL=http://localhost:11434/v1 LLM_MODEL=qwen2.5-coder
-
-or in .codeagent.toml:
-
-  [llm]
-  base_url = "http://localhost:8000/v1"
-  model = "Qwen/Qwen2.5-Coder-7B-Instruct"
-  # api_key = "..."          (local servers need none)
-  # protocol = "json"        (for models without tool calling)
-
-A model name can also be given with --model. Local servers need no API key."""
-
-
-def endpoint_problem(settings: LLMSettings) -> str | None:
-    """None when the settings name a usable endpoint, else what is missing."""
-    if not settings.base_url and not settings.api_key:
-        return describe_missing_endpoint()
-    if settings.base_url and not settings.model:
-        return (f"no model name for the endpoint {settings.base_url}: pass --model NAME, or set LLM_MODEL, "
-                "or `model = \"...\"` under [llm] in .codeagent.toml")
-    return None
-
-
 __all__ = [
-    "ACTION_FORMAT", "LLMClient", "LLMError", "Model", "ProtocolChanged", "Reply", "ToolCall",
-    "describe_missing_endpoint", "endpoint_problem", "parse_action", "reask_message",
+    "ACTION_FORMAT", "OPENAI_DEFAULT_MODEL", "LLMClient", "LLMError", "Model", "ProtocolChanged", "Reply", "ToolCall",
+    "parse_action", "reask_message",
 ]

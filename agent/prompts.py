@@ -37,9 +37,8 @@ also hits strings, comments and unrelated names); to see where something is used
 instead of a text search."""
 
 
-def _first_sentence(text: str, limit: int = 160) -> str:
-    head = text.split(". ")[0].rstrip(".")
-    return head if len(head) <= limit else head[: limit - 1] + "…"
+def _short(text: str, limit: int = 600) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def system_prompt(tools: Sequence[Tool], *, toolset: str, protocol: str, root: str, memory: str = "") -> str:
@@ -76,7 +75,7 @@ def json_protocol_section(tools: Sequence[Tool]) -> str:
     for t in tools:
         params = t.parameters_schema()
         compact = {"properties": params.get("properties", {}), "required": params.get("required", [])}
-        lines.append(f"- {t.name}: {_first_sentence(t.description)}. params: {json.dumps(compact, separators=(',', ':'))}")
+        lines.append(f"- {t.name}: {_short(t.description)} params: {json.dumps(compact, separators=(',', ':'))}")
     return "\n".join(lines)
 
 

@@ -23,8 +23,11 @@ ALWAYS_SKIPPED = frozenset(
 )
 
 
-def _is_virtualenv(path: Path) -> bool:
-    return (path / "pyvenv.cfg").is_file()
+def _is_virtualenv(path: str | Path) -> bool:
+    return os.path.isfile(os.path.join(path, "pyvenv.cfg"))
+
+
+_Chain = tuple[tuple[str, pathspec.GitIgnoreSpec], ...]  # (folder relative to the root, its rules)
 
 
 class IgnoreRules:
@@ -32,37 +35,40 @@ class IgnoreRules:
 
     def __init__(self, root: Path):
         self.root = root
-        self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+        self._root = str(root)
+        self._chains: dict[str, _Chain] = {}
 
-    def _spec(self, folder: Path) -> pathspec.GitIgnoreSpec | None:
-        if folder not in self._specs:
-            spec = None
-            gi = folder / ".gitignore"
-            if gi.is_file():
-                try:
-                    lines = gi.read_text(encoding="utf-8", errors="replace").splitlines()
-                    spec = pathspec.GitIgnoreSpec.from_lines(lines)
-                except (OSError, ValueError):
-                    spec = None
-            self._specs[folder] = spec
-        return self._specs[folder]
+    def chain(self, folder_rel: str) -> _Chain:
+        """The rules that apply inside a folder ("" is the root), outermost first."""
+        chain = self._chains.get(folder_rel)
+        if chain is None:
+            parent = self.chain(folder_rel.rpartition("/")[0]) if folder_rel else ()
+            spec = _load_spec(os.path.join(self._root, folder_rel))
+            chain = parent + ((folder_rel, spec),) if spec is not None else parent
+            self._chains[folder_rel] = chain
+        return chain
+
+    def ignored_rel(self, rel: str, is_dir: bool) -> bool:
+        """What git would say of a "/"-separated path relative to the root: the deepest
+        .gitignore with a matching rule decides (so a nested `!pattern` re-includes)."""
+        folder = rel.rpartition("/")[0]
+        for base, spec in reversed(self.chain(folder)):
+            sub = rel[len(base) + 1:] if base else rel
+            include = spec.check_file(sub + "/" if is_dir else sub).include
+            if include is not None:
+                return bool(include)
+        return False
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
-        """What git would say: the deepest .gitignore with a matching rule decides (so a nested
-        `!pattern` re-includes what a parent ignores)."""
-        rel_parts = path.relative_to(self.root).parts
-        folders = [self.root]
-        for part in rel_parts[:-1]:
-            folders.append(folders[-1] / part)
-        for i in range(len(folders) - 1, -1, -1):
-            spec = self._spec(folders[i])
-            if spec is None:
-                continue
-            sub = "/".join(rel_parts[i:]) + ("/" if is_dir else "")
-            include = spec.check_file(sub).include
-            if include is not None:
-                return include
-        return False
+        return self.ignored_rel(path.relative_to(self.root).as_posix(), is_dir)
+
+
+def _load_spec(folder: str) -> pathspec.GitIgnoreSpec | None:
+    try:
+        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as fh:
+            return pathspec.GitIgnoreSpec.from_lines(fh.read().splitlines())
+    except (OSError, ValueError):
+        return None
 
 
 def skip_dir(path: Path, rules: IgnoreRules | None) -> bool:
@@ -72,14 +78,15 @@ def skip_dir(path: Path, rules: IgnoreRules | None) -> bool:
     return rules is not None and rules.ignored(path, True)
 
 
+def _link_leaves(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    return not real.startswith(root + os.sep) or not os.path.isfile(real)
+
+
 def skip_file(path: Path, root: Path, rules: IgnoreRules | None) -> bool:
     """True for files the walk leaves out: our temp files, symlinks leading out, ignored files."""
-    if path.name.endswith(TEMP_SUFFIX):
+    if path.name.endswith(TEMP_SUFFIX) or (path.is_symlink() and _link_leaves(str(path), str(root))):
         return True
-    if path.is_symlink():
-        real = os.path.realpath(path)
-        if not real.startswith(str(root) + os.sep) or not os.path.isfile(real):
-            return True
     return rules is not None and rules.ignored(path, False)
 
 
@@ -89,22 +96,47 @@ def iter_files(
     """Files under `start` (default: the root): each folder's files (sorted), then its subfolders
     (sorted). `root` must be a real path; `start` a real path inside it."""
     start = start or root
-    rules = IgnoreRules(root) if gitignore else None
     if start.is_file():
         yield start
         return
+    rules = IgnoreRules(root) if gitignore else None
+    root_s = str(root)
     count = 0
-    for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
-        here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if not skip_dir(here / d, rules))
-        for name in sorted(filenames):
-            path = here / name
-            if skip_file(path, root, rules):
+    stack = [str(start)]
+    while stack:
+        folder = stack.pop()
+        rel_folder = os.path.relpath(folder, root_s).replace(os.sep, "/") if folder != root_s else ""
+        prefix = rel_folder + "/" if rel_folder else ""
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs: list[str] = []
+        for entry in entries:
+            try:
+                is_link = entry.is_symlink()
+                is_dir = not is_link and entry.is_dir()
+            except OSError:
                 continue
-            yield path
+            if is_dir:
+                if entry.name in ALWAYS_SKIPPED or _is_virtualenv(entry.path):
+                    continue
+                if rules is not None and rules.ignored_rel(prefix + entry.name, True):
+                    continue
+                subdirs.append(entry.path)
+                continue
+            if entry.name.endswith(TEMP_SUFFIX) or (is_link and _link_leaves(entry.path, root_s)):
+                continue
+            if not is_link and not entry.is_file():
+                continue  # fifos, sockets, devices
+            if rules is not None and rules.ignored_rel(prefix + entry.name, False):
+                continue
+            yield Path(entry.path)
             count += 1
             if max_files is not None and count >= max_files:
                 return
+        stack.extend(reversed(subdirs))
 
 
 # ---------------------------------------------------------------- globs

@@ -115,6 +115,8 @@ class Workspace:
         name = self.display(real)
         if not real.exists():
             raise FileMissingError(f"{name}: no such file")
+        if real.is_dir():
+            raise NotAFileError(f"{name}: not a regular file but a folder (list it with list_directory)")
         if not real.is_file():
             raise NotAFileError(f"{name}: not a regular file")
         try:

@@ -51,24 +51,30 @@ def django_tree() -> Path:
     return tree
 
 
-def raw_parse(files: list[tuple[str, str]]) -> float:
-    started = time.perf_counter()
+def cpu() -> float:
+    """CPU seconds of this process and its finished children (the index's worker processes)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def raw_parse(files: list[tuple[str, str]]) -> tuple[float, float]:
+    started, cpu0 = time.perf_counter(), cpu()
     for abs_path, rel in files:
         with open(abs_path, "rb") as fh:
             data = fh.read()
         parse_bytes(data, language_for(rel) or "python")
-    return time.perf_counter() - started
+    return time.perf_counter() - started, cpu() - cpu0
 
 
-def cold(tree: Path, workers: int, scratch: Path) -> tuple[float, int]:
+def cold(tree: Path, workers: int, scratch: Path) -> tuple[float, float, int]:
     db = scratch / f"cold-{workers}-{time.monotonic_ns()}.sqlite"
-    started = time.perf_counter()
+    started, cpu0 = time.perf_counter(), cpu()
     index = SymbolIndex(tree, SyntaxSettings(index_workers=workers), cache_path=db)
     stats = index.refresh(progress=False)
     seconds = time.perf_counter() - started
     index.close()
     assert stats.problem is None, stats.problem
-    return seconds, stats.workers
+    return seconds, cpu() - cpu0, stats.workers
 
 
 def warm(tree: Path, scratch: Path) -> tuple[float, float, int]:
@@ -94,19 +100,24 @@ def main() -> int:
     parser.add_argument("--tree", type=Path, help="index this tree instead of Django's sdist")
     args = parser.parse_args()
     tree = (args.tree or django_tree()).resolve()
+    load_before = " ".join(f"{x:.1f}" for x in os.getloadavg())
     files = [(a, r) for a, r, _st in source_files(str(tree))]
     size = sum(os.path.getsize(a) for a, _ in files)
     py = sum(1 for _, r in files if r.endswith(".py"))
     print(f"tree: {tree}  {len(files)} source files ({py} .py), {size / 1e6:.1f} MB; "
           f"{os.cpu_count()} CPUs; {args.rounds} rounds, medians")
     raw, cold_n, cold_1, warm_new, warm_same = [], [], [], [], []
+    raw_cpu, cold_cpu = [], []
     used_workers = 1
     with tempfile.TemporaryDirectory() as scratch_dir:
         scratch = Path(scratch_dir)
         for _ in range(args.rounds):
-            raw.append(raw_parse(files))
-            seconds, used_workers = cold(tree, args.workers, scratch)
+            seconds, cpu_s = raw_parse(files)
+            raw.append(seconds)
+            raw_cpu.append(cpu_s)
+            seconds, cpu_s, used_workers = cold(tree, args.workers, scratch)
             cold_n.append(seconds)
+            cold_cpu.append(cpu_s)
             cold_1.append(cold(tree, 1, scratch)[0])
             new_session, in_session, _ = warm(tree, scratch)
             warm_new.append(new_session)
@@ -125,6 +136,8 @@ def main() -> int:
     print(f"{'measure':36} {'seconds':>8} {'rate':>11} {'ratio':>14}  verdict")
     for name, seconds, rate, ratio, verdict in rows:
         print(f"{name:36} {seconds:8.3f} {rate:>11} {ratio:>14}  {verdict}")
+    print(f"CPU seconds (all processes): raw {m(raw_cpu):.2f}, cold index {m(cold_cpu):.2f} "
+          f"({m(raw_cpu) / m(cold_cpu):.2f}x raw per CPU second); load average before: {load_before}")
     print("all rounds (s): raw " + " ".join(f"{x:.2f}" for x in raw) + " | cold " + " ".join(f"{x:.2f}" for x in cold_n)
           + " | cold-1 " + " ".join(f"{x:.2f}" for x in cold_1) + " | warm " + " ".join(f"{x:.3f}" for x in warm_new))
     return 0

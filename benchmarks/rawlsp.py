@@ -13,8 +13,9 @@ from typing import Any
 
 
 class RawLsp:
-    def __init__(self, cmd: list[str], root: Path):
+    def __init__(self, cmd: list[str], root: Path, settings: dict[str, Any] | None = None):
         self.root = root
+        self.settings = settings or {}
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, cwd=str(root))
         self._next = 0
@@ -60,8 +61,14 @@ class RawLsp:
     def _answer(self, msg: dict[str, Any]) -> None:
         result: Any = None
         if msg["method"] == "workspace/configuration":
-            result = [{} for _ in msg["params"]["items"]]
+            result = [self._section(item.get("section")) for item in msg["params"]["items"]]
         self._send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+    def _section(self, section: str | None) -> Any:
+        node: Any = self.settings
+        for part in (section or "").split(".") if section else []:
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        return node
 
     def _notification(self, msg: dict[str, Any]) -> None:
         method = msg.get("method")
@@ -70,9 +77,8 @@ class RawLsp:
             self.logs.append(text)
             if "source file" in text and text.lstrip().startswith("Found"):
                 self.ready.set()
-        elif method == "$/progress":
-            if msg["params"].get("value", {}).get("kind") == "end":
-                self.ready.set()
+        elif method == "$/progress" and msg["params"].get("value", {}).get("kind") == "end":
+            self.ready.set()
 
     def request(self, method: str, params: Any, timeout: float = 300) -> Any:
         with self._lock:

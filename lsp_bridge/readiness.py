@@ -46,6 +46,14 @@ def is_ready(rule: Readiness, client: BridgeClient, *, opened: bool) -> bool:
     return True
 
 
+def describe(rule: Readiness, client: BridgeClient) -> str:
+    """What readiness is waiting for (for error messages)."""
+    log = " | ".join(list(client.log)[-4:])
+    return (f"rule {rule}: found_files={client.found_files}, re-enumeration pending="
+            f"{client.enumeration_due is not None}, progress={list(client.progress_active.values())}; "
+            f"last log: {log[:600]}")
+
+
 def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in extra.items():
         if isinstance(value, Mapping) and isinstance(base.get(key), dict):

@@ -36,7 +36,7 @@ from lsp_bridge.errors import (
 )
 from lsp_bridge.positions import TextLines
 from lsp_bridge.pyright_scope import hidden_by_config
-from lsp_bridge.readiness import expect_enumeration, is_ready, settings_lookup
+from lsp_bridge.readiness import describe, expect_enumeration, is_ready, settings_lookup
 from lsp_bridge.servers import ServerSpec, resolve_command
 from lsp_bridge.types import Diagnostic, FileEdits, FileLocation, Position, Range
 from lsp_bridge.uris import path_to_uri
@@ -333,7 +333,7 @@ class LspSession:
         doc = await self._sync(client, path)
         if not await self._wait_ready(client, self.ready_timeout):
             raise NotReady(f"{self.spec.name} was still indexing {self.root} after {self.ready_timeout:g} s "
-                           "(its answers would be partial)")
+                           f"(its answers would be partial); {describe(self.spec.readiness, client)}")
         return doc
 
     async def _sync(self, client: BridgeClient, path: Path) -> OpenDoc:

@@ -120,7 +120,7 @@ def test_listing_and_search_tools_through_the_cli(root: Path, cli: Cli) -> None:
     (root / "pkg" / "mod.py").write_text("def target():\n    return 1\n")
     (root / "notes.md").write_text("target practice\n")
     listing = cli("tool", "list_directory", "--args", '{"depth": 2}', cwd=root)
-    assert listing.returncode == 0 and listing.json["output"].splitlines()[:3] == ["./", "  pkg/", "    mod.py  28 B"]
+    assert listing.returncode == 0 and listing.json["output"].splitlines()[:3] == ["./", "  pkg/", "    mod.py  27 B"]
     found = cli("tool", "find_files", "--args", '{"pattern": "**/*.py"}', cwd=root)
     assert found.returncode == 0 and found.json["data"]["files"] == ["pkg/mod.py"]
     hits = cli("tool", "search_in_files", "--args", '{"pattern": "target", "glob": "*.py"}', cwd=root)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -25,30 +26,46 @@ CALL_TIMEOUT = 240.0  # the first semantic call starts a language server; machin
 COMMAND = [shutil.which("codeagent", path=str(Path(sys.executable).parent)) or "codeagent"]
 
 
-def processes_in(root: Path) -> dict[int, str]:
-    """Processes working in `root` or naming it on their command line (the server and the
-    language servers it starts, which run with the workspace as their folder)."""
-    found: dict[int, str] = {}
+def _processes() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) of every process we can see."""
+    table: dict[int, tuple[int, str]] = {}
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+        if not entry.name.isdigit():
             continue
         try:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-            cwd = os.readlink(entry / "cwd")
+            status = (entry / "status").read_text()
         except OSError:
             continue
-        if cmdline and (str(root) in cmdline or cwd == str(root) or cwd.startswith(f"{root}/")):
-            found[int(entry.name)] = cmdline
-    return found
+        ppid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), 0)
+        table[int(entry.name)] = (ppid, cmdline)
+    return table
 
 
-def wait_until_gone(root: Path, timeout: float = 30.0) -> dict[int, str]:
+def server_tree(root: Path) -> dict[int, str]:
+    """The `codeagent mcp` process serving `root` and all its descendants (language servers
+    change their working folder, so the tree is what finds them)."""
+    table = _processes()
+    tree = {pid: cmd for pid, (_, cmd) in table.items() if " mcp " in cmd and str(root) in cmd}
+    grew = True
+    while grew:
+        grew = False
+        for pid, (ppid, cmd) in table.items():
+            if ppid in tree and pid not in tree:
+                tree[pid] = cmd
+                grew = True
+    return tree
+
+
+def still_running(seen: dict[int, str], timeout: float = 30.0) -> dict[int, str]:
+    """Which of the processes seen earlier are still alive (same pid and command line)."""
     deadline = time.monotonic() + timeout
-    left = processes_in(root)
-    while left and time.monotonic() < deadline:
+    while True:
+        table = _processes()
+        alive = {pid: cmd for pid, cmd in seen.items() if pid in table and table[pid][1] == cmd}
+        if not alive or time.monotonic() > deadline:
+            return alive
         time.sleep(0.2)
-        left = processes_in(root)
-    return left
 
 
 def with_session(root: Path, body: Callable[[ClientSession], Awaitable[Any]], *extra: str) -> Any:
@@ -97,6 +114,7 @@ def test_text_tools_errors_budget_and_schemas(project: Path) -> None:
         out["edit"] = await session.call_tool("replace_in_file", {"file_path": "notes.md", "old_text": "everyone",
                                                                   "new_text": "everybody"})
         out["alive"] = await session.call_tool("read_file", {"file_path": "notes.md"})
+        out["tree"] = server_tree(project)
         return out
 
     out = with_session(project, body)
@@ -130,7 +148,8 @@ def test_text_tools_errors_budget_and_schemas(project: Path) -> None:
     assert not out["edit"].is_error and (project / "notes.md").read_text() == "greet everybody\n"
     assert "-greet everyone\n+greet everybody" in _text(out["edit"])
     assert _text(out["alive"]) == "1  greet everybody"
-    assert wait_until_gone(project) == {}
+    assert out["tree"], "the server process should have been found"
+    assert still_running(out["tree"]) == {}
 
 
 def test_toolset_choice(project: Path) -> None:
@@ -154,17 +173,17 @@ def test_semantic_tools_on_the_fixture_project(tmp_path: Path) -> None:
     root = tmp_path / "pyproj"
     shutil.copytree(PYPROJ, root)
     root = root.resolve()
-    progress: list[str] = []
+    notes: list[str] = []
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append(message or "")
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        notes.append(message or "")
 
     async def body(session: ClientSession) -> dict[str, Any]:
         out: dict[str, Any] = {}
         out["refs"] = await session.call_tool(
             "find_references", {"file_path": "shapes/geometry.py", "line": 30, "column": 5},
             progress_callback=on_progress, read_timeout_seconds=CALL_TIMEOUT)
-        out["during"] = processes_in(root)
+        out["during"] = server_tree(root)
         out["rename"] = await session.call_tool(
             "rename_symbol", {"file_path": "shapes/geometry.py", "line": 30, "column": 5, "new_name": "surface_of"},
             read_timeout_seconds=CALL_TIMEOUT)
@@ -176,7 +195,7 @@ def test_semantic_tools_on_the_fixture_project(tmp_path: Path) -> None:
     files = {loc_file for loc_file in ("shapes/__init__.py", "shapes/labels.py", "shapes/registry.py",
                                        "tests/test_shapes.py") if loc_file in _text(refs)}
     assert files == {"shapes/__init__.py", "shapes/labels.py", "shapes/registry.py", "tests/test_shapes.py"}
-    assert progress and progress[0].startswith("first semantic call")
+    assert notes and notes[0].startswith("first semantic call")
     assert any("langserver" in cmd or "pyright" in cmd for cmd in out["during"].values()), out["during"]
 
     rename = out["rename"]
@@ -188,7 +207,7 @@ def test_semantic_tools_on_the_fixture_project(tmp_path: Path) -> None:
     assert "area_of = shape.area()" in geometry  # the shadowing local is another symbol
     assert '"area_of"' in (root / "shapes" / "registry.py").read_text()  # strings are left alone
     assert "+from shapes.geometry import Circle, surface_of" in _text(rename)
-    left = wait_until_gone(root)
+    left = still_running(out["during"])
     assert left == {}, f"processes left behind: {left}"
 
 
@@ -208,7 +227,10 @@ def _response(proc: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
             return dict(message)
 
 
-def test_server_exits_by_itself_when_stdin_closes_and_stops_its_language_server(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["close_stdin", "sigterm"])
+def test_server_exits_cleanly_and_stops_its_language_server(tmp_path: Path, how: str) -> None:
+    """The client closes stdin (the MCP way to end a stdio session) or the server gets SIGTERM:
+    it exits with status 0 by itself, and the language server it started is gone."""
     _registered("find_references")
     root = tmp_path / "pyproj"
     shutil.copytree(PYPROJ, root)
@@ -225,16 +247,26 @@ def test_server_exits_by_itself_when_stdin_closes_and_stops_its_language_server(
             "name": "find_references", "arguments": {"file_path": "shapes/geometry.py", "line": 30, "column": 5}}})
         result = _response(proc, 2)["result"]
         assert result["isError"] is False and "shapes/labels.py" in result["content"][0]["text"]
-        children = {pid: cmd for pid, cmd in processes_in(root).items() if pid != proc.pid}
-        assert children, "the semantic call should have started a language server"
+        tree = server_tree(root)
+        assert proc.pid in tree and len(tree) > 1, f"the semantic call should have started a language server: {tree}"
         assert proc.stdin is not None
-        proc.stdin.close()
+        if how == "close_stdin":
+            proc.stdin.close()
+        else:
+            proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-    left = wait_until_gone(root)
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None and not pipe.closed:
+                pipe.close()
+    left = still_running(tree)
     assert left == {}, f"processes left behind: {left}"
+
+
+def test_bad_root_is_a_usage_error(tmp_path: Path) -> None:
+    proc = subprocess.run([*COMMAND, "mcp", "--root", str(tmp_path / "missing")], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "is not a folder" in proc.stderr and proc.stdout == ""

@@ -4,6 +4,9 @@ write nothing, multi-file patches (new, deleted, renamed files) and undo as one 
 from __future__ import annotations
 
 import codecs
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -232,3 +235,34 @@ def test_a_rejecting_edit_check_undoes_and_force_keeps(root: Path, ctx: ToolCont
     assert call("apply_patch", patch=patch, force=True).success
     assert not call("write_file", file_path="b.py", content="TODO\n").success
     assert not (root / "b.py").exists()
+
+
+WRITE_FAILS = """
+import json, resource, signal, sys
+from agent.config import Settings
+from agent.registry import load_all_tools
+from agent.toolcontext import ToolContext
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))  # the big new file cannot be written
+ctx = ToolContext.create(sys.argv[1], settings=Settings())
+result = load_all_tools().call(ctx, "apply_patch", {"patch": sys.stdin.read()})
+print(json.dumps(result.to_dict()))
+"""
+
+
+def test_patch_whose_write_fails_half_way_leaves_every_file_as_it_was(root: Path, snapshot: Snapshot) -> None:
+    """All hunks apply, but writing the last file fails for real (a file-size limit in the
+    process): the files already written are restored and the new folder removed."""
+    (root / "a.txt").write_text("one\n")
+    (root / "b.txt").write_text("two\n")
+    big = "".join(f"+{'x' * 99}\n" for _ in range(3000))
+    patch = ("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+ONE\n"
+             "--- a/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-two\n"
+             f"--- /dev/null\n+++ b/new/big.txt\n@@ -0,0 +1,3000 @@\n{big}")
+    before = {k: v[0] for k, v in snapshot(root).items()}
+    proc = subprocess.run([sys.executable, "-c", WRITE_FAILS, str(root)], input=patch, capture_output=True,
+                          text=True, timeout=120)
+    result = json.loads(proc.stdout)
+    assert result["success"] is False and "File too large" in result["error"], result
+    after = {k: v[0] for k, v in snapshot(root).items() if not k.startswith(".codeagent")}
+    assert after == before

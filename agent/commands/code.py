@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -99,14 +100,18 @@ def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bo
 
 
 def _emit(args: argparse.Namespace, result: dict[str, Any], text: str | None = None) -> int:
-    if args.json:
-        print_json(result)
-    elif result.get("success"):
-        print(text if text is not None else result.get("output", ""))
-    else:
-        if result.get("output"):
-            print(result["output"])
-        print(f"codeagent: {result.get('error')}", file=sys.stderr)
+    try:
+        if args.json:
+            print_json(result)
+        elif result.get("success"):
+            print(text if text is not None else result.get("output", ""))
+        else:
+            if result.get("output"):
+                print(result["output"])
+            print(f"codeagent: {result.get('error')}", file=sys.stderr)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `codeagent refs ... | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return EXIT_OK if result.get("success") else EXIT_FAILED
 
 

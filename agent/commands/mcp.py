@@ -3,19 +3,37 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
+import threading
 from typing import Any
 
 from ..cli import EXIT_OK, make_context
 from ..registry import load_all_tools
+from ..toolcontext import ToolContext
 
 MCP_TOOLSETS = ("text", "semantic", "all")
+EXIT_GRACE = 10.0  # seconds cleanup may take before the process ends regardless
 
 
-def _stop_on_sigterm(signum: int, frame: Any) -> None:
-    # unwinds the server like a closed stdin, so the language servers are stopped on the way out
-    raise SystemExit(0)
+def _hard_exit_later(code: int) -> None:
+    """End the process after EXIT_GRACE even if a thread (a blocked stdin read) holds it up."""
+    timer = threading.Timer(EXIT_GRACE, os._exit, args=(code,))
+    timer.daemon = True
+    timer.start()
+
+
+def _on_signal(ctx: ToolContext) -> Any:
+    def stop(signum: int, frame: Any) -> None:
+        # The SDK reads stdin in a worker thread that a signal cannot unblock, so unwinding the
+        # event loop would wait for input that never comes: stop the language servers, then go.
+        _hard_exit_later(0)
+        ctx.close()
+        sys.stderr.flush()
+        os._exit(0)
+
+    return stop
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -23,10 +41,12 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     registry = load_all_tools()
     ctx = make_context(args.root)
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _on_signal(ctx))
     print(f"codeagent mcp: serving {len(registry.tools(args.tools))} tools for {ctx.workspace.root} on stdio",
           file=sys.stderr)
-    serve(ctx, registry, args.tools)
+    serve(ctx, registry, args.tools)  # returns when the client closes stdin; ctx is closed by then
+    _hard_exit_later(EXIT_OK)
     return EXIT_OK
 
 

@@ -15,10 +15,10 @@ from rich.prompt import Confirm
 
 from ..checkpoint import CheckpointError, git_checkpoint, restore_hint
 from ..cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, make_context, print_json
-from ..config import ConfigError, Settings, load_settings
+from ..config import ConfigError, LLMSettings, Settings, load_settings
 from ..context import Context, make_counter
 from ..errors import CodeagentError
-from ..llm import LLMClient, Model, ToolCall, endpoint_problem
+from ..llm import LLMClient, Model, ToolCall
 from ..loop import Agent, Display, Limits, Outcome
 from ..prompts import system_prompt, task_message
 from ..registry import TOOLSETS, Registry, Tool, load_all_tools
@@ -75,6 +75,41 @@ class RichDisplay:
     def note(self, text: str) -> None:
         self.console.print(f"[yellow]! {escape(text)}[/]", highlight=False)
 
+
+
+def describe_missing_endpoint() -> str:
+    """What `codeagent run` prints when no endpoint is configured."""
+    return """no model endpoint is configured. codeagent talks to any OpenAI-compatible server; set one with
+environment variables (or `[llm]` in .codeagent.toml / ~/.config/codeagent/config.toml):
+
+  OpenAI      export OPENAI_API_KEY=sk-...                         (model defaults to gpt-4o-mini)
+  DeepSeek    export LLM_BASE_URL=https://api.deepseek.com/v1 LLM_API_KEY=sk-... LLM_MODEL=deepseek-chat
+  vLLM        vllm serve Qwen/Qwen2.5-Coder-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
+              export LLM_BASE_URL=http://localhost:8000/v1 LLM_MODEL=Qwen/Qwen2.5-Coder-7B-Instruct
+  llama.cpp   llama-server -m model.gguf --jinja --port 8080
+              export LLM_BASE_URL=http://localhost:8080/v1 LLM_MODEL=local
+  Ollama      ollama serve; ollama pull qwen2.5-coder
+              export LLM_BASE_URL=http://localhost:11434/v1 LLM_MODEL=qwen2.5-coder
+
+or in .codeagent.toml:
+
+  [llm]
+  base_url = "http://localhost:8000/v1"
+  model = "Qwen/Qwen2.5-Coder-7B-Instruct"
+  # api_key = "..."          (local servers need none)
+  # protocol = "json"        (for models without tool calling)
+
+A model name can also be given with --model. Local servers need no API key."""
+
+
+def endpoint_problem(settings: LLMSettings) -> str | None:
+    """None when the settings name a usable endpoint, else what is missing."""
+    if not settings.base_url and not settings.api_key:
+        return describe_missing_endpoint()
+    if settings.base_url and not settings.model:
+        return (f"no model name for the endpoint {settings.base_url}: pass --model NAME, or set LLM_MODEL, "
+                "or `model = \"...\"` under [llm] in .codeagent.toml")
+    return None
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:

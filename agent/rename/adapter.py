@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as lsp
 
 from lsp_bridge import LspSession
 from lsp_bridge.errors import BridgeError, InvalidEdit, NotReady, RenameRefused, StaleFile
+from lsp_bridge.types import FileLocation, Position
 
 from ..errors import StaleFileError, ToolFailure
 from ..toolcontext import ToolContext
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
     from ..semantic.rename import RenamePlan
     from ..semantic.target import Target
 
-MAX_ADDED_LISTED = 60
+MAX_SITES_LISTED = 60
 MAX_STRINGS_LISTED = 20
 
 
@@ -32,7 +35,7 @@ def engine_plan(ctx: ToolContext, session: LspSession, target: Target, new_name:
     from ..semantic.target import display_path
 
     try:
-        found = plan_rename(session, ctx.workspace, target.real, target.pos, new_name)
+        found = plan_rename(semantic_server(session), ctx.workspace, target.real, target.pos, new_name)
     except RenameRefused as exc:
         raise ToolFailure(f"the language server refuses to rename {target.name!r} at {target.location}: {exc}") from exc
     except NotReady as exc:
@@ -62,18 +65,42 @@ def engine_plan(ctx: ToolContext, session: LspSession, target: Target, new_name:
     return plan
 
 
+class _TypeDefinitionSession:
+    """The session plus `type_definition` while lsp_bridge's LspSession has no public one.
+    TODO(lsp_bridge): drop this once LspSession.type_definition exists (same shape as definition)."""
+
+    def __init__(self, session: LspSession):
+        self._session = session
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+    def type_definition(self, path: Path, pos: Position) -> list[FileLocation]:
+        return self._session._locations(  # noqa: SLF001 - see the class docstring
+            lsp.TEXT_DOCUMENT_TYPE_DEFINITION, path, pos, lsp.TypeDefinitionParams)
+
+
+def semantic_server(session: LspSession) -> Any:
+    """`session` with `type_definition` (the engine's receiver checks need it)."""
+    if hasattr(session, "type_definition") or not hasattr(session, "_locations"):
+        return session
+    return _TypeDefinitionSession(session)
+
+
 def explain(found: EnginePlan, show: Callable[[Path], str]) -> list[str]:
     """What the engine added beyond the server's own answer (each site with its reason), the
     string literals left for review, and its notes. Bounded."""
     out: list[str] = []
-    added = [e for edits in found.by_file().values() for e in edits if e.reason != "lsp"]
-    if added:
-        counts = ", ".join(f"{n} {r}" for r, n in sorted(found.reason_counts().items()) if r != "lsp")
-        out.append(f"completed beyond the language server's answer: {counts}")
-        for e in added[:MAX_ADDED_LISTED]:
-            out.append(f"  {show(e.path)}:{e.range.start.line + 1}:{e.range.start.character + 1} [{e.reason}]")
-        if len(added) > MAX_ADDED_LISTED:
-            out.append(f"  ... {len(added) - MAX_ADDED_LISTED} more (all listed in `sites`)")
+    every = [e for edits in found.by_file().values() for e in edits]
+    counts = ", ".join(f"{r} {n}" for r, n in sorted(found.reason_counts().items()))
+    if counts:
+        out.append(f"sites by reason: {counts} (lsp = the language server's own answer; the rest completes it)")
+    # the engine's additions first: they are what needs explaining
+    listed = sorted(every, key=lambda e: e.reason == "lsp")[:MAX_SITES_LISTED]
+    for e in listed:
+        out.append(f"  {show(e.path)}:{e.range.start.line + 1}:{e.range.start.character + 1} [{e.reason}]")
+    if len(every) > len(listed):
+        out.append(f"  ... {len(every) - len(listed)} more (all listed in `sites`)")
     strings = [r for r in found.review if r.kind == "string"]
     if strings:
         out.append(f"string literals spelling {found.old_name!r} that no rule tied to the symbol (not changed; review):")

@@ -64,6 +64,11 @@ class Collector:
                 self.edits[key] = SiteEdit(edit.path, edit.range, edit.new_text, reason)
                 return
 
+    def rewrite(self, path: Path, rng: Range, new_text: str, reason: str) -> None:
+        """Replace the text (and reason) of the edit at exactly `rng`."""
+        edit = self.edits[(path, rng)]
+        self.edits[(path, rng)] = SiteEdit(edit.path, rng, new_text, reason)
+
     def drop(self, keep: object) -> list[SiteEdit]:
         """Remove edits for which `keep(edit)` is false; returns them."""
         dropped = [e for e in self.edits.values() if not keep(e)]  # type: ignore[operator]

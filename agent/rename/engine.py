@@ -26,10 +26,11 @@ from ..errors import ToolFailure
 from ..syntax import language_for, local_occurrences
 from ..workspace import Workspace
 from .collect import Collector
-from .hierarchy import Hierarchy
-from .model import RenamePlan
-from .passes import all_entries, class_strings, label_keyword_arguments, receiver_types
 from .common_names import common_member_names
+from .ecma import fix_shorthands
+from .hierarchy import ClassRef, Hierarchy, class_ref
+from .model import RenamePlan
+from .passes import all_entries, class_strings, label_keyword_arguments, label_name_lists, receiver_types
 from .pysource import Declared, PySource, class_body_members, classes, classify, text_of
 from .review import review_items
 from .scope import outside_checker_scope
@@ -81,6 +82,7 @@ def plan_rename(server: SemanticServer, ws: Workspace, path: Path, pos: Position
         answer = initial if initial is not None else server.rename(real, pos, new_name)
         _refuse_outside(sources, answer, old)
         coll.add_file_edits(answer, "lsp")
+        fix_shorthands(sources, coll, real, pos, old, new_name)
     _finish(plan, coll, sources, limits, review_only)
     plan.notes.append(f"planned in {time.monotonic() - started:.2f} s")
     return plan
@@ -255,6 +257,7 @@ class _PythonRename:
             self.param(src, decl)
         if kind in MODULE_KINDS or kind in ("import", "module_var"):
             all_entries(self.sources, self.coll, self.name)
+        label_name_lists(self.sources, self.coll)
 
     def param(self, src: PySource, decl: Declared) -> None:
         func = decl.func_node
@@ -313,12 +316,21 @@ class _PythonRename:
         if not isinstance(self.server, TypeDefinitionServer):
             return
         classes: set[tuple[Path, Position]] = set()
+        refs: set[ClassRef] = set()
         for o_src, cls in owners:
             name = cls.child_by_field_name("name")
             if name is not None:
                 classes.add((o_src.path, o_src.position(name.start_point)))
+                refs.add(class_ref(o_src, cls))
+
+        def is_owner(loc: FileLocation) -> bool:
+            if (loc.path, loc.range.start) in classes:
+                return True
+            hit = self.hier.class_at(loc)  # a subclass of an owner reads the same attribute
+            return hit is not None and self.hier.derives(hit[0], hit[1], refs)
+
         untyped_ok = self.name not in common_member_names() and not self._declared_elsewhere(classes)
-        _added, checked = receiver_types(self.server, self.sources, self.coll, self.name, classes,
+        _added, checked = receiver_types(self.server, self.sources, self.coll, self.name, is_owner,
                                          untyped_ok=untyped_ok, limit=self.limits.receiver_checks)
         if checked >= self.limits.receiver_checks:
             self.plan.notes.append(f"checked the receivers of only the first {checked} unconfirmed `.{self.name}` accesses")
@@ -346,18 +358,22 @@ class _PythonRename:
         self.coll.add_node(src, decl.node, "alias")
         for o in occ.occurrences if occ is not None else []:
             self.coll.add(src.path, Range(Position(o.line, o.column), Position(o.line, o.end_column)), "alias")
+        if occ is not None and occ.scope == "module":
+            for rng in src.annotation_names(self.name):  # "co.Counter[str]": annotations are code
+                self.coll.add(src.path, rng, "alias")
         for fe in primary:
             if fe.kind != "edit":
-                continue
-            if fe.path == src.path:
-                self.coll.add_file_edits([fe], "alias")
                 continue
             other = self.sources.parsed(fe.path)
             if other is None:
                 continue
             for change in fe.changes:
                 node = other.identifier_at(change.range.start)
-                if node is not None and _qualified_use(node):
+                if node is None or text_of(node) != self.name:
+                    continue  # the server renaming what the alias stands for, not the alias
+                if fe.path == src.path:
+                    self.coll.add(fe.path, change.range, "alias", change.new_text)
+                elif _qualified_use(node):
                     self.coll.add(fe.path, change.range, "lsp", change.new_text)
 
 

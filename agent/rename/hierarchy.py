@@ -141,7 +141,7 @@ class Hierarchy:
                 if ref in members:
                     continue
                 decls = class_body_members(cand, name)
-                if decls and self._derives(cand_src, cand, set(top), 0, set()):
+                if decls and self.derives(cand_src, cand, set(top)):
                     members[ref] = Member(cand_src, cand, decls[0])
         first = class_ref(src, cls)
         family.members = [members[first], *(m for r, m in members.items() if r != first)]
@@ -165,6 +165,10 @@ class Hierarchy:
         if cls is None or cls.type != "class_definition" or not class_body_members(cls, name):
             return None
         return f"{loc.path}:{loc.range.start.line + 1} {text_of(ident)}.{name}"
+
+    def derives(self, src: PySource, cls: ts.Node, targets: set[ClassRef]) -> bool:
+        """Does `cls` derive (directly or not) from one of `targets`?"""
+        return self._derives(src, cls, targets, 0, set())
 
     def _derives(self, src: PySource, cls: ts.Node, targets: set[ClassRef], depth: int,
                  seen: set[ClassRef]) -> bool:

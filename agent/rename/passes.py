@@ -4,8 +4,7 @@ attribute accesses whose receiver the server types as the owning class."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Callable, Iterable
 
 import tree_sitter as ts
 
@@ -17,9 +16,13 @@ from .pysource import (
     NAME_LIST_DUNDERS,
     PySource,
     attribute_name_strings,
+    enclosing_method,
+    first_param_name,
     keyword_argument_name,
     module_level_binding,
     name_list_entries,
+    name_list_of,
+    text_of,
 )
 from .server import Sources, TypeDefinitionServer
 
@@ -56,6 +59,24 @@ def class_strings(owners: Iterable[tuple[PySource, ts.Node]], coll: Collector, n
     return added
 
 
+def label_name_lists(sources: Sources, coll: Collector) -> None:
+    """String sites inside `__all__` / `__slots__` lists say so, whoever found them."""
+    for (path, rng), edit in list(coll.edits.items()):
+        if edit.reason not in ("lsp", "stub", "hierarchy"):
+            continue
+        src = sources.parsed(path)
+        if src is None:
+            continue
+        node = src.tree.root_node.named_descendant_for_point_range(
+            (rng.start.line, src.byte_col(rng.start.line, rng.start.character)),
+            (rng.start.line, src.byte_col(rng.start.line, rng.start.character)))
+        if node is None or node.type != "string_content":
+            continue
+        dunder = name_list_of(node)
+        if dunder is not None:
+            coll.relabel(path, rng.start, "__all__" if dunder == "__all__" else "__slots__")
+
+
 def label_keyword_arguments(sources: Sources, coll: Collector) -> None:
     """Sites that are `name=` labels at call sites say so (reason `kwarg`)."""
     for (path, rng), edit in list(coll.edits.items()):
@@ -68,7 +89,7 @@ def label_keyword_arguments(sources: Sources, coll: Collector) -> None:
 
 
 def receiver_types(server: TypeDefinitionServer, sources: Sources, coll: Collector, name: str,
-                   owner_classes: set[tuple[Path, Position]], *, untyped_ok: bool, limit: int) -> tuple[int, int]:
+                   is_owner: Callable[[FileLocation], bool], *, untyped_ok: bool, limit: int) -> tuple[int, int]:
     """`x.name` accesses the server did not link, where the server types `x` as an owning class
     (e.g. through a stub that does not declare the member): reason `receiver-type`. With
     `untyped_ok` (no other class declares the member and it is no everyday built-in member name),
@@ -87,6 +108,11 @@ def receiver_types(server: TypeDefinitionServer, sources: Sources, coll: Collect
             receiver = _receiver_token(attr.child_by_field_name("object"))
             if receiver is None:
                 continue
+            own = _own_class(src, receiver)
+            if own is not None:  # self/cls: the enclosing class, no need to ask
+                if is_owner(own):
+                    added += coll.add_node(src, ident, "receiver-type")
+                continue
             if checked >= limit:
                 return added, checked
             checked += 1
@@ -94,7 +120,7 @@ def receiver_types(server: TypeDefinitionServer, sources: Sources, coll: Collect
                 locs = server.type_definition(path, src.position(receiver.start_point))
             except BridgeError:
                 continue
-            verdict = _receiver_kind(sources, locs, owner_classes)
+            verdict = _receiver_kind(sources, locs, is_owner)
             if verdict == "owner":
                 added += coll.add_node(src, ident, "receiver-type")
             elif verdict == "untyped" and untyped_ok:
@@ -102,10 +128,10 @@ def receiver_types(server: TypeDefinitionServer, sources: Sources, coll: Collect
     return added, checked
 
 
-def _receiver_kind(sources: Sources, locs: list[FileLocation], owners: set[tuple[Path, Position]]) -> str:
-    """"owner" (typed as an owning class), "untyped" (the server only knows the variable's own
-    declarations: no type), or "other"."""
-    if any((loc.path, loc.range.start) in owners for loc in locs):
+def _receiver_kind(sources: Sources, locs: list[FileLocation], is_owner: Callable[[FileLocation], bool]) -> str:
+    """"owner" (typed as an owning class or a subclass), "untyped" (the server only knows the
+    variable's own declarations: no type), or "other"."""
+    if any(is_owner(loc) for loc in locs):
         return "owner"
     for loc in locs:
         if not sources.in_workspace(loc.path):
@@ -117,6 +143,17 @@ def _receiver_kind(sources: Sources, locs: list[FileLocation], owners: set[tuple
         if ident is None or (ident.parent is not None and ident.parent.type == "class_definition"):
             return "other"
     return "untyped"
+
+
+def _own_class(src: PySource, receiver: ts.Node) -> FileLocation | None:
+    """The class (name location) when `receiver` is the first parameter of its method."""
+    if receiver.type != "identifier":
+        return None
+    found = enclosing_method(receiver)
+    if found is None or first_param_name(found[0]) != text_of(receiver):
+        return None
+    name = found[1].child_by_field_name("name")
+    return FileLocation(src.path, src.range(name)) if name is not None else None
 
 
 def _receiver_token(obj: ts.Node | None) -> ts.Node | None:

@@ -103,6 +103,24 @@ class PySource:
                 continue
             stack.extend(reversed(node.children))
 
+    def annotation_names(self, name: str) -> Iterator[Range]:
+        """`name` used as a (non-attribute) name inside string annotations ("co.Counter[str]")."""
+        stack = [self.tree.root_node]
+        while stack:
+            node = stack.pop()
+            if node.type == "string":
+                content = plain_string_content(node)
+                if content is not None and name in text_of(content) and _in_annotation(node) \
+                        and content.start_point[0] == content.end_point[0]:
+                    start = self.position(content.start_point)
+                    inner = parse(text_of(content), "python")
+                    for ident in _names(inner.root_node, name):
+                        col = len(text_of(content).encode("utf-8")[: ident.start_point[1]].decode("utf-8"))
+                        yield Range(Position(start.line, start.character + col),
+                                    Position(start.line, start.character + col + len(name)))
+                continue
+            stack.extend(node.children)
+
     def string_literals(self, value: str) -> Iterator[ts.Node]:
         """`string_content` nodes of plain (non-interpolated) string literals equal to `value`."""
         wanted = value.encode("utf-8", "surrogatepass")
@@ -131,6 +149,28 @@ def plain_string_content(node: ts.Node) -> ts.Node | None:
     return parts[0]
 
 
+def _in_annotation(node: ts.Node) -> bool:
+    for anc in ancestors(node):
+        if anc.type == "type":
+            return True
+        if anc.type in ("block", "module", "call"):
+            return False
+    return False
+
+
+def _names(root: ts.Node, name: str) -> Iterator[ts.Node]:
+    """Identifiers spelled `name` that are names, not attribute or keyword labels."""
+    wanted = name.encode("utf-8", "surrogatepass")
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier" and node.text == wanted:
+            parent = node.parent
+            if not (parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == node):
+                yield node
+        stack.extend(node.children)
+
+
 def text_of(node: ts.Node | None) -> str:
     if node is None or node.text is None:
         return ""
@@ -157,9 +197,9 @@ def owner_class(func: ts.Node) -> ts.Node | None:
     parent = func.parent
     if parent is not None and parent.type == "decorated_definition":
         parent = parent.parent
-    if parent is not None and parent.type == "block" and parent.parent is not None:
-        if parent.parent.type == "class_definition":
-            return parent.parent
+    if parent is not None and parent.type == "block" and parent.parent is not None \
+            and parent.parent.type == "class_definition":
+        return parent.parent
     return None
 
 
@@ -211,9 +251,9 @@ def assignment_target_scope(ident: ts.Node) -> ts.Node | None:
     parent = node.parent
     while parent is not None and parent.type in ("pattern_list", "tuple_pattern", "list_pattern"):
         node, parent = parent, parent.parent
-    if parent is not None and parent.type in ("assignment", "augmented_assignment"):
-        if parent.child_by_field_name("left") == node:
-            return scope_of(parent)
+    if parent is not None and parent.type in ("assignment", "augmented_assignment") \
+            and parent.child_by_field_name("left") == node:
+        return scope_of(parent)
     return None
 
 
@@ -395,6 +435,24 @@ def _strings_in(node: ts.Node, value: str) -> Iterator[ts.Node]:
         if cur.type in ("list", "tuple", "set", "dictionary", "pair", "argument_list", "parenthesized_expression",
                         "binary_operator", "list_comprehension", "expression_list", "call"):
             stack.extend(reversed(cur.named_children))
+
+
+def name_list_of(content: ts.Node) -> str | None:
+    """The dunder (`__all__`, `__slots__`, ...) whose name list holds this string, or None."""
+    node = content.parent
+    while node is not None and node.type in ("string", "list", "tuple", "set", "parenthesized_expression",
+                                             "binary_operator", "argument_list", "expression_list"):
+        node = node.parent
+    if node is None:
+        return None
+    if node.type in ("assignment", "augmented_assignment"):
+        name = text_of(node.child_by_field_name("left"))
+    elif node.type == "call":
+        func = node.child_by_field_name("function")
+        name = text_of(func.child_by_field_name("object")) if func is not None and func.type == "attribute" else ""
+    else:
+        return None
+    return name if name in NAME_LIST_DUNDERS or name == "__all__" else None
 
 
 def module_level_binding(ident: ts.Node) -> bool:

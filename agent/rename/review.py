@@ -10,7 +10,7 @@ from lsp_bridge.types import Position
 
 from ..syntax import code_occurrences, language_for, parse
 from .collect import Collector
-from .model import ReviewItem
+from .model import ReviewItem, ReviewKind
 from .pysource import PySource, in_docstring
 from .server import Sources
 
@@ -34,11 +34,11 @@ def review_items(sources: Sources, coll: Collector, name: str, language: str, *,
     return items, total
 
 
-def _python_sites(sources: Sources, path: Path, name: str) -> list[tuple[int, int, str]]:
+def _python_sites(sources: Sources, path: Path, name: str) -> list[tuple[int, int, ReviewKind]]:
     src: PySource | None = sources.parsed(path)
     if src is None:
         return []
-    out: list[tuple[int, int, str]] = []
+    out: list[tuple[int, int, ReviewKind]] = []
     for ident in src.identifiers(name):
         pos = src.position(ident.start_point)
         out.append((pos.line, pos.character, "code"))
@@ -51,11 +51,11 @@ def _python_sites(sources: Sources, path: Path, name: str) -> list[tuple[int, in
     return out
 
 
-def _other_sites(sources: Sources, path: Path, name: str, language: str) -> list[tuple[int, int, str]]:
+def _other_sites(sources: Sources, path: Path, name: str, language: str) -> list[tuple[int, int, ReviewKind]]:
     text = sources.text(path)
     if text is None:
         return []
-    out: list[tuple[int, int, str]] = [(line, col, "code") for line, col in code_occurrences(text, language, name)]
+    out: list[tuple[int, int, ReviewKind]] = [(line, col, "code") for line, col in code_occurrences(text, language, name)]
     tree = parse(text, language)
     wanted = name.encode("utf-8", "surrogatepass")
     lines = text.split("\n")

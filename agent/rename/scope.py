@@ -45,8 +45,8 @@ def _spec(entries: object) -> pathspec.PathSpec | None:
     lines = [str(e).strip().removeprefix("./").rstrip("/") for e in entries if isinstance(e, str) and e.strip()]
     lines = ["/" if line in ("", ".") else line for line in lines]
     if "/" in lines:
-        return pathspec.PathSpec.from_lines("gitwildmatch", ["*"])
-    return pathspec.PathSpec.from_lines("gitwildmatch", [f"/{line}" for line in lines])
+        return pathspec.PathSpec.from_lines("gitignore", ["*"])
+    return pathspec.PathSpec.from_lines("gitignore", [f"/{line}" for line in lines])
 
 
 def outside_checker_scope(root: Path, files: Iterable[Path]) -> list[Path]:
@@ -64,8 +64,7 @@ def outside_checker_scope(root: Path, files: Iterable[Path]) -> list[Path]:
             rel = path.relative_to(root).as_posix()
         except ValueError:
             continue
-        if include is not None and not include.match_file(rel):
-            out.append(path)
-        elif exclude is not None and exclude.match_file(rel):
+        left_out = include is not None and not include.match_file(rel)
+        if left_out or (exclude is not None and exclude.match_file(rel)):
             out.append(path)
     return out

@@ -83,10 +83,10 @@ class StubPairs:
                 if not _same_shape(cand, decl):
                     continue
                 locs = self._definition(path, ident, stub)
-                if any(loc.path == src.path and loc.range.start == want for loc in locs):
-                    out.append((stub, ident))
-                elif decl.kind == "attribute" and any(
-                        loc.path == src.path and _member_of(src, loc, decl.class_node) for loc in locs):
+                same = any(loc.path == src.path and loc.range.start == want for loc in locs)
+                # an attribute's stub declaration may map to any of its assignments in the class
+                if same or (decl.kind == "attribute" and any(
+                        loc.path == src.path and _member_of(src, loc, decl.class_node) for loc in locs)):
                     out.append((stub, ident))
         return out
 

@@ -99,25 +99,25 @@ def format_compare(ctx: ToolContext, data: dict[str, Any], old: str, new: str, w
         f"text replacement would wrongly change {data['text_would_wrongly_change_count']} "
         f"and miss {data['text_would_miss_count']}.",
     ]
-    rows: list[tuple[str, str, str]] = []
+    rows: list[tuple[str, int, int, str, str]] = []
     for item in data["text_would_wrongly_change"]:
-        rows.append((f"{item['path']}:{item['line']}:{item['column']}", f"changed ({item['why']})", "left alone"))
+        rows.append((item["path"], item["line"], item["column"], f"changed ({item['why']})", "left alone"))
     for item in data["text_would_miss"]:
-        rows.append((f"{item['path']}:{item['line']}:{item['column']}", "missed", "renamed"))
+        rows.append((item["path"], item["line"], item["column"], "missed", "renamed"))
     if rows:
         lines.append("")
         lines.append(f"{'word-boundary text replacement':<{half}} | semantic rename")
         lines.append(f"{'-' * half}-+-{'-' * half}")
         cache: dict[str, list[str]] = {}
-        for where, text_says, sem_says in sorted(rows):
-            path, ln = where.rsplit(":", 2)[0], int(where.rsplit(":", 2)[1])
+        for path, ln, col, text_says, sem_says in sorted(rows):
             if path not in cache:
                 try:
                     cache[path] = ctx.workspace.read(path).text.split("\n")
                 except Exception:
                     cache[path] = []
             code = cache[path][ln - 1].strip() if ln - 1 < len(cache[path]) else ""
-            lines.append(f"{where}  {code[: width - len(where) - 2]}")
+            where = f"{path}:{ln}:{col}"
+            lines.append(f"{where}  {code[: max(20, width - len(where) - 2)]}")
             lines.append(f"{'  ' + text_says:<{half}} | {sem_says}")
     shown = len(data["text_would_wrongly_change"]) + len(data["text_would_miss"])
     total = data["text_would_wrongly_change_count"] + data["text_would_miss_count"]

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import os
 import select
+import shutil
 import signal
 import socket
 import sys
@@ -172,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
                 (state / "pid").unlink()
         daemon.close()
         log.info("stopped")
+        if not Path(args.root).is_dir():  # nobody will ask for this workspace's daemon again
+            logging.shutdown()
+            shutil.rmtree(state, ignore_errors=True)
     return 0
 
 

@@ -43,6 +43,7 @@ class DaemonClient:
     # --------------------------------------------------------------- requests
     def request(self, op: str, *, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
         """Send one request to a running daemon; DaemonError if none answers."""
+        self._build = build_id()  # the code on disk now: a long-lived client must not pin an old build
         message = {"op": op, "build": self._build, "settings": self._settings_id, **fields}
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -87,13 +88,13 @@ class DaemonClient:
         try:
             self.request("stop", timeout=10.0)
         except DaemonError:
-            if pid is None or not _alive(pid):
+            if pid is None or not process_alive(pid):
                 return False
             with contextlib.suppress(OSError):
                 os.kill(pid, 15)
         if pid is not None:
             deadline = time.monotonic() + timeout
-            while _alive(pid) and time.monotonic() < deadline:
+            while process_alive(pid) and time.monotonic() < deadline:
                 time.sleep(0.05)
         return True
 
@@ -147,7 +148,8 @@ class DaemonClient:
             time.sleep(0.02)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie child of ours counts as gone, and is reaped)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

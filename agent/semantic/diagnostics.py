@@ -180,7 +180,7 @@ def _on_changed_lines(before: str | None, after: str, now: list[Diagnostic]) -> 
 def file_diagnostics(ctx: ToolContext, file_path: str) -> tuple[str, str, list[Diagnostic]]:
     """(workspace-relative path, its text, every diagnostic the server has for it now)."""
     from ..errors import ToolFailure
-    from .sessions import session_for
+    from .sessions import UNAVAILABLE, server_unavailable, session_for
 
     ws = ctx.workspace
     real = ws.resolve(file_path)
@@ -190,6 +190,8 @@ def file_diagnostics(ctx: ToolContext, file_path: str) -> tuple[str, str, list[D
         raise ToolFailure(f"{doc.path}: no language server handles this kind of file (Python, TypeScript, JavaScript)")
     try:
         found = session_for(ctx, language).diagnostics(real)
+    except UNAVAILABLE as exc:
+        raise ToolFailure(f"get_diagnostics {doc.path}: {server_unavailable(exc)}") from exc
     except BridgeError as exc:
         raise ToolFailure(f"get_diagnostics {doc.path}: {exc}") from exc
     return doc.path, doc.text, found

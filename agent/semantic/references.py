@@ -9,41 +9,30 @@ from pathlib import Path
 from typing import Any
 
 from lsp_bridge import FileLocation
-from lsp_bridge.errors import BridgeError, NotReady, ServerCrashed, ServerNotInstalled, ServerStartError
+from lsp_bridge.errors import BridgeError, NotReady
 
 from ..changes import bounded
 from ..errors import ToolFailure
 from ..result import ToolResult
 from ..toolcontext import ToolContext
-from .sessions import session_for
+from .filecache import file_cache
+from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path, inside_workspace
 from .textscan import CodeHit, NameSearch, code_hits
 
 MAX_LINE_CHARS = 200
 MAX_UNCONFIRMED = 30
-# Why a server cannot be used, so the syntactic fallback applies (anything else is an error).
-UNAVAILABLE = (ServerNotInstalled, ServerStartError, ServerCrashed)
-
-
-def server_unavailable(exc: BridgeError) -> str:
-    kind = {ServerNotInstalled: "not installed", ServerStartError: "failed to start",
-            ServerCrashed: "crashed"}.get(type(exc), "unavailable")
-    return f"language server {kind}: {exc}"
-
-
 class LineCache:
-    """Lines of workspace files, read once per tool call."""
+    """Lines of workspace files, split once per tool call (texts come from the session's cache)."""
 
     def __init__(self, ctx: ToolContext):
-        self.ctx = ctx
+        self.files = file_cache(ctx)
         self._lines: dict[str, list[str] | None] = {}
 
     def line(self, rel: str, line0: int) -> str:
         if rel not in self._lines:
-            try:
-                self._lines[rel] = self.ctx.workspace.read(rel).text.split("\n")
-            except Exception:
-                self._lines[rel] = None
+            text = self.files.text(rel)
+            self._lines[rel] = None if text is None else text.split("\n")
         lines = self._lines[rel]
         if lines is None or line0 >= len(lines):
             return ""
@@ -71,12 +60,16 @@ class RefSet:
 
 def from_locations(ctx: ToolContext, locations: list[FileLocation]) -> RefSet:
     refs = RefSet()
+    where: dict[Path, str | None] = {}  # thousands of locations share a few hundred files
     for loc in locations:
-        if not inside_workspace(ctx, loc.path):
+        if loc.path not in where:
+            where[loc.path] = display_path(ctx, loc.path) if inside_workspace(ctx, loc.path) else None
+        rel = where[loc.path]
+        if rel is None:
             refs.external.append(f"{loc.path}:{loc.range.start.line + 1}:{loc.range.start.character + 1}")
             continue
         r = loc.range
-        refs.add(display_path(ctx, loc.path), r.start.line, r.start.character, r.end.line, r.end.character)
+        refs.add(rel, r.start.line, r.start.character, r.end.line, r.end.character)
     for sites in refs.by_file.values():
         sites.sort()
     return refs

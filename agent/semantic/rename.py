@@ -1,6 +1,7 @@
-"""rename_symbol: plan (server prepareRename + rename, or the syntactic fallback), let the rename
-passes complete the plan, turn it into whole-file FileEdits (every file checked to be exactly what
-the server saw), then preview (dry run) or commit through the journal and the edit checks.
+"""rename_symbol: plan (with a server: the rename engine of agent/rename, which starts from the
+server's prepareRename + rename and completes it; without one: the syntactic fallback), let the
+rename passes complete the plan, turn it into whole-file FileEdits (every file checked to be exactly
+what the server saw), then preview (dry run) or commit through the journal and the edit checks.
 
 A plan lists every edit with its reason ("lsp", "syntactic", and whatever rename passes add, e.g.
 "stub", "__all__"). Passes are registered per session: `rename_passes(ctx).append(MyPass())`.
@@ -12,17 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from lsp_bridge import FileEdits, LspSession, Position, Range, TextChange, apply_changes
-from lsp_bridge.errors import BridgeError, InvalidEdit, NotReady, RenameRefused, StaleFile
+from lsp_bridge.errors import InvalidEdit
 
 from ..changes import MAX_DIFF_CHARS, bounded, commit, unified_diff
-from ..errors import StaleFileError, ToolFailure
+from ..errors import ToolFailure
 from ..result import FileEdit, ToolResult
 from ..toolcontext import ToolContext
 from ..workspace import TextDoc
 from .identifiers import check_identifier
-from .references import UNAVAILABLE, server_unavailable
-from .sessions import session_for
-from .target import Target, display_path, inside_workspace
+from .sessions import UNAVAILABLE, server_unavailable, session_for
+from .target import Target, display_path
 from .textscan import CodeHit, NameSearch, code_hits
 
 MAX_SITES_LISTED = 500
@@ -116,47 +116,6 @@ def plan_rename(ctx: ToolContext, target: Target, new_name: str, *, allow_syntac
             planned.setdefault(s.path, set()).add((s.range.start.line, s.range.start.character))
         for rel in search.files():
             plan.unconfirmed.extend(code_hits(ctx, rel, target.name, only=planned.get(rel, set())))
-    return plan
-
-
-def _plan_lsp(ctx: ToolContext, session: LspSession, target: Target, new_name: str) -> RenamePlan:
-    try:
-        span = session.prepare_rename(target.real, target.pos)
-        answer = session.rename(target.real, target.pos, new_name)
-    except RenameRefused as exc:
-        raise ToolFailure(f"the language server refuses to rename {target.name!r} at {target.location}: {exc}") from exc
-    except NotReady as exc:
-        raise ToolFailure(f"{exc}; nothing was renamed, try again when it has finished indexing") from exc
-    except StaleFile as exc:
-        raise ToolFailure(f"{exc}; nothing was written, run the rename again") from exc
-    except InvalidEdit as exc:
-        raise ToolFailure(f"the server's rename edit is unsafe ({exc}); nothing was written") from exc
-    except UNAVAILABLE:
-        raise
-    except BridgeError as exc:
-        raise ToolFailure(f"rename_symbol: {exc}") from exc
-    plan = RenamePlan(target, new_name, "lsp", complete=True)
-    if not (span.start.line == target.pos.line and span.start.character <= target.pos.character <= span.end.character):
-        plan.notes.append(f"the server renames the symbol at {span}, not exactly the name at {target.location}")
-    outside = [str(fe.path) for fe in answer if not inside_workspace(ctx, fe.path)]
-    if outside:
-        raise ToolFailure(
-            f"renaming {target.name!r} would edit files outside the workspace ({', '.join(outside[:5])}); "
-            "it is defined in library code. Nothing was written."
-        )
-    for fe in answer:
-        rel = display_path(ctx, fe.path)
-        if fe.kind != "edit":
-            plan.file_ops.append(fe)
-            continue
-        doc = plan.doc(ctx, rel)
-        if fe.seen_hash is not None and doc.hash != fe.seen_hash:
-            raise StaleFileError(f"{rel} changed since the language server computed the rename; nothing was "
-                                 "written. Run the rename again.")
-        for change in fe.changes:
-            plan.add(ctx, rel, change.range, change.new_text, "lsp")
-    if not plan.sites and not plan.file_ops:
-        raise ToolFailure(f"the language server returned no edits for renaming {target.name!r} at {target.location}")
     return plan
 
 

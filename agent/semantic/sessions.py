@@ -11,13 +11,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lsp_bridge import LspSession, SessionPool
-from lsp_bridge.errors import BridgeError
+from lsp_bridge.errors import BridgeError, ServerCrashed, ServerNotInstalled, ServerStartError
 from lsp_bridge.servers import get_spec
 
 from ..errors import ToolFailure
 from ..toolcontext import ToolContext
 
 LSP_SERVICE = "lsp"
+# Why a server cannot be used, so a syntactic fallback applies (any other bridge error is an error).
+UNAVAILABLE = (ServerNotInstalled, ServerStartError, ServerCrashed)
 _CUSTOM_SERVICE = "lsp.custom"  # sessions started with a configured command line
 
 
@@ -90,3 +92,10 @@ def notify_changed(ctx: ToolContext, paths: Iterable[Path]) -> None:
         except BridgeError:
             # A server that died is restarted by its next request, which re-reads the disk anyway.
             continue
+
+
+def server_unavailable(exc: BridgeError) -> str:
+    """A one-line reason for the fallback notes."""
+    kind = {ServerNotInstalled: "not installed", ServerStartError: "failed to start",
+            ServerCrashed: "crashed"}.get(type(exc), "unavailable")
+    return f"language server {kind}: {exc}"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..toolcontext import ToolContext
 from ..walk import iter_files
+from .filecache import file_cache
 from .target import server_language, syntax_language
 
 MAX_FILES = 5_000
@@ -104,20 +105,18 @@ def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int
     """Identifier tokens equal to `name` in code (not strings/comments) in one file. With `only`,
     the file is parsed only if some word match is not in `only` (the already-confirmed sites),
     and just the unconfirmed hits are returned."""
-    from ..syntax import code_occurrences
-
     language = syntax_language(rel)
     if language is None:
         return []
-    try:
-        text = ctx.workspace.read(rel).text
-    except Exception:
+    cache = file_cache(ctx)
+    text = cache.text(rel)
+    if text is None:
         return []
     if only is not None:
         words = [p for p in word_positions(text, name) if p not in only]
         if not words:
             return []
-    hits = [CodeHit(rel, ln, col) for ln, col in code_occurrences(text, language, name)]
+    hits = [CodeHit(rel, ln, col) for ln, col in cache.code_occurrences(rel, language, name)]
     if only is not None:
         hits = [h for h in hits if (h.line, h.column) not in only]
     return hits

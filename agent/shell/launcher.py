@@ -1,4 +1,4 @@
-"""The process between the agent and a command: `python -I -m agent.shell.launcher SPEC.json`.
+"""The process between the agent and a command: `python -s -m agent.shell.launcher SPEC.json`.
 
 It sets the resource limits, then
 - bwrap mode: execs bubblewrap (which kills the whole sandbox when it dies: --die-with-parent and a

@@ -78,7 +78,7 @@ class _Cwd:
 
 
 # ---------------------------------------------------------------------------- preprocessing
-_QUOTED_HEREDOC = re.compile(r"<<(-?)(\s*)(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\(\w+))")
+_QUOTED_HEREDOC = re.compile(r"(?<!<)<<(-?)(\s*)(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\(\w+))")
 _TIME = re.compile(r"(^|[;&|(){}!\n]|\bthen|\bdo|\belse)(\s*)(time(?:\s+-p)?)(?=\s)")
 
 

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 from ..config import PolicyRule, ShellPolicySettings
 from .errors import PolicyConfigError
+from .options import Scan, scan
 from .parse import MAX_NESTING, CommandParser, ParseRefused, SimpleCommand
 from .rules import DEFAULT_RULES
-from .unwrap import COMMAND_VARS, SCRIPT_VARS, WRAPPERS, Scan, find_roots, scan
+from .unwrap import COMMAND_VARS, SCRIPT_VARS, WRAPPERS, find_roots
 from .words import Word
 
 
@@ -224,10 +225,13 @@ class Policy:
                 return "root" if (not word.glob or whole_root) else "inside"
         if real.startswith(self.root + os.sep):
             return "inside"
+        if self.root.startswith(real.rstrip("/") + "/"):
+            return f"outside the workspace ({real}, a folder that contains the workspace)"
+        # device paths are links to per-process things (/dev/stdout); judge those by their name
+        candidate = lexical if lexical.startswith(("/dev/", "/proc/self/")) else real
         for allowed in self.writable:
-            for candidate in (lexical, real):
-                if candidate == allowed or candidate.startswith(allowed.rstrip("/") + "/"):
-                    return "allowed"
+            if candidate == allowed or candidate.startswith(allowed.rstrip("/") + "/"):
+                return "allowed"
         return f"outside the workspace ({real})"
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import codecs
 import contextlib
 import fcntl
+import functools
+import importlib.util
 import json
 import os
 import secrets
@@ -157,8 +159,10 @@ def run_command(
     settings: ShellSettings, workspace: Workspace, argv: list[str], *, cwd: Path, timeout: float,
     on_output: Callable[[str], None] | None = None, network: bool = False, base_env: Mapping[str, str] | None = None,
     extra_env_allow: Iterable[str] = (), extra_writable: Iterable[str] = (), home: str | None = None,
+    max_chars: int | None = None,
 ) -> CommandResult:
-    """Run `argv` in the sandbox the settings choose; never raises for the command's own failures."""
+    """Run `argv` in the sandbox the settings choose; never raises for the command's own failures.
+    `max_chars` lowers the output bound below `settings.max_output_chars` (room for a caller's text)."""
     backend: Backend = choose_backend(settings)
     base_env = os.environ if base_env is None else base_env
     real_home = home or base_env.get("HOME") or os.path.expanduser("~")
@@ -190,9 +194,10 @@ def run_command(
         spec_path = os.path.join(call_dir, "spec.json")
         with open(spec_path, "w", encoding="utf-8") as fh:
             json.dump(spec, fh)
-        collector = OutputCollector(settings.max_output_chars, log=log, log_limit=settings.max_log_bytes,
+        limit = min(settings.max_output_chars, max_chars) if max_chars else settings.max_output_chars
+        collector = OutputCollector(max(limit, 1000), log=log, log_limit=settings.max_log_bytes,
                                     on_output=on_output)
-        result = _spawn_and_collect([sys.executable, "-I", "-m", "agent.shell.launcher", spec_path], env, status_r,
+        result = _spawn_and_collect([sys.executable, "-s", "-m", "agent.shell.launcher", spec_path], status_r,
                                     status_w, collector, timeout=timeout, backend=backend)
     finally:
         if log is not None:
@@ -210,12 +215,23 @@ def run_command(
     return result
 
 
-def _spawn_and_collect(launcher: list[str], env: dict[str, str], status_r: int, status_w: int,
+@functools.lru_cache(maxsize=1)
+def _launcher_env() -> dict[str, str]:
+    """The launcher's own environment (the command's is in the spec): just where its imports live,
+    whether the agent is installed or only on PYTHONPATH."""
+    paths = [str(Path(__file__).resolve().parents[2])]
+    spec = importlib.util.find_spec("landlock")
+    if spec is not None and spec.origin:
+        paths.append(str(Path(spec.origin).resolve().parents[1]))
+    return {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths)), "PATH": os.defpath, "LANG": "C.UTF-8"}
+
+
+def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
                        collector: OutputCollector, *, timeout: float, backend: Backend) -> CommandResult:
     start = time.monotonic()
     try:
         proc = subprocess.Popen(launcher, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                env=env, start_new_session=True, pass_fds=(status_w,), close_fds=True)
+                                env=_launcher_env(), start_new_session=True, pass_fds=(status_w,), close_fds=True)
     except OSError as exc:
         os.close(status_r)
         os.close(status_w)

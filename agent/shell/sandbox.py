@@ -94,6 +94,8 @@ def toolchain_roots(path_dirs: Iterable[str], *, home: str, system: list[str], w
             out.append(path)
 
     def add_for(entry: str, *, follow_links: bool) -> None:
+        if any(_within(entry, s) for s in system) or _within(entry, workspace):
+            return
         venv = _venv_root(entry)
         if venv:
             add(venv)
@@ -106,7 +108,11 @@ def toolchain_roots(path_dirs: Iterable[str], *, home: str, system: list[str], w
             if top not in _HOME_SECRET_TOPS:
                 add(os.path.join(home, top))
                 return
-        add(entry)
+            add(entry)  # inside a secret store (~/.local/bin): the folder itself and where its links lead
+        else:
+            # a bin folder outside the home folder belongs to an installation prefix (/opt/node/bin,
+            # a pyenv version's bin): its libraries live beside it
+            add(os.path.dirname(entry) if os.path.basename(entry) in ("bin", "sbin") else entry)
         if follow_links:
             for target in _link_targets(entry):
                 add_for(target, follow_links=False)

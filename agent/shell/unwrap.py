@@ -1,17 +1,16 @@
 """Programs that run other programs: wrappers (env, timeout, nice, nohup, setsid, xargs, find -exec,
-...), command strings (`bash -c`, `eval`, `trap`, `watch`, `su -c`) and git's command-running
-configuration (`git -c core.pager=...`, aliases with `!`). Each handler returns the commands the
-program would start, so the policy checks those too.
+...) and command strings (`bash -c`, `eval`, `trap`, `watch`, `su -c`); git's ways are in gitcmds.py.
+Each handler returns the commands the program would start, so the policy checks those too.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shlex
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
+from .gitcmds import git
+from .options import Handler, Parse, joined, scan
 from .parse import ParseRefused, SimpleCommand
 from .words import Word
 
@@ -23,97 +22,6 @@ COMMAND_VARS = {
 }
 # Variables naming a script that is sourced: refused when generated.
 SCRIPT_VARS = {"BASH_ENV", "ENV", "PYTHONSTARTUP", "NODE_OPTIONS"}
-
-_GIT_COMMAND_KEY = re.compile(
-    r"^(core\.(pager|editor|sshcommand|gitproxy|askpass)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)"
-    r"|merge\..+\.driver|filter\..+\.(clean|smudge|process)|gpg(\..+)?\.program|pager\..+"
-    r"|interactive\.difffilter|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack)"
-    r"|(merge|diff)tool\..+\.cmd|web\.browser|browser\..+\.cmd|man\..+\.cmd|credential(\..+)?\.helper)$", re.I)
-_GIT_UNCHECKABLE_KEY = re.compile(r"^(core\.(hookspath|fsmonitor|worktree)|include\.path|includeif\..+\.path"
-                                  r"|sendemail\..+|instaweb\..+)$", re.I)
-
-
-@dataclass
-class Scan:
-    """An argument list split getopt-style into options (with values) and operands."""
-
-    options: list[tuple[str, Word | None]] = field(default_factory=list)
-    operands: list[Word] = field(default_factory=list)
-    stopped_at: str | None = None  # the stop_at option that ended option scanning
-    unknown: list[Word] = field(default_factory=list)  # unquoted dynamic words in the option area
-
-    def has(self, *names: str) -> bool:
-        return any(name in names for name, _ in self.options)
-
-    def value(self, *names: str) -> Word | None:
-        for name, value in self.options:
-            if name in names and value is not None:
-                return value
-        return None
-
-
-def scan(args: list[Word], value_options: set[str] | frozenset[str] = frozenset(),
-         stop_at: set[str] | frozenset[str] = frozenset(), *, plus: bool = False) -> Scan:
-    """Split `args` into options and operands. `--` ends options; so does the first operand."""
-    out = Scan()
-    i = 0
-    while i < len(args):
-        word = args[i]
-        v = word.value
-        if word.dynamic:
-            if not word.source.startswith('"'):
-                out.unknown.append(word)
-            break
-        if v == "--":
-            i += 1
-            break
-        if v.startswith("--") and len(v) > 2:
-            name, eq, val = v.partition("=")
-            if name in stop_at:
-                out.stopped_at = name
-                out.options.append((name, Word.literal(val) if eq else None))
-                return out
-            if name in value_options and not eq:
-                out.options.append((name, args[i + 1] if i + 1 < len(args) else None))
-                i += 2
-                continue
-            out.options.append((name, Word.literal(val) if eq else None))
-            i += 1
-            continue
-        if (v.startswith("-") or (plus and v.startswith("+"))) and len(v) > 1:
-            sign = v[0]
-            for k, ch in enumerate(v[1:], start=1):
-                name = sign + ch
-                rest = v[k + 1:]
-                if name in stop_at:
-                    out.stopped_at = name
-                    out.options.append((name, Word.literal(rest) if rest else None))
-                    return out
-                if name in value_options:
-                    if rest:
-                        out.options.append((name, Word.literal(rest)))
-                        i += 1
-                    else:
-                        out.options.append((name, args[i + 1] if i + 1 < len(args) else None))
-                        i += 2
-                    break
-                out.options.append((name, None))
-            else:
-                i += 1
-            continue
-        break
-    out.operands = args[i:]
-    return out
-
-
-def option_index(args: list[Word], value_options: set[str] | frozenset[str]) -> int:
-    """Index of the first operand (after options and `--`)."""
-    s = scan(args, value_options)
-    return len(args) - len(s.operands)
-
-
-Parse = Callable[[Word, SimpleCommand, str], list[SimpleCommand]]
-Handler = Callable[[SimpleCommand, Parse], list[SimpleCommand]]
 
 
 def _simple(value_options: set[str], positional: int = 0, *, no_command: set[str] | None = None) -> Handler:
@@ -238,13 +146,7 @@ def _watch(cmd: SimpleCommand, parse: Parse) -> list[SimpleCommand]:
         return []
     if s.has("-x", "--exec"):
         return [cmd.with_argv(s.operands, "watch")]
-    return _joined(s.operands, cmd, parse, "watch")
-
-
-def _joined(words: list[Word], cmd: SimpleCommand, parse: Parse, label: str) -> list[SimpleCommand]:
-    if any(w.dynamic for w in words):
-        raise ParseRefused(f"{label} runs a command only known at run time; it cannot be checked")
-    return parse(Word.literal(" ".join(w.value for w in words)), cmd, label)
+    return joined(s.operands, cmd, parse, "watch")
 
 
 def _flock(cmd: SimpleCommand, parse: Parse) -> list[SimpleCommand]:
@@ -265,7 +167,7 @@ def _parallel(cmd: SimpleCommand, parse: Parse) -> list[SimpleCommand]:
     end = next((i for i, w in enumerate(args) if w.value in (":::", "::::", ":::+", "::::+")), len(args))
     s = scan(args[:end], {"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-a", "--arg-file", "--colsep", "-d",
                           "--delimiter", "-I", "--results", "--tmpdir", "--workdir", "--timeout", "-N", "-n", "-L"})
-    return _joined(s.operands, cmd, parse, "parallel") if s.operands else []
+    return joined(s.operands, cmd, parse, "parallel") if s.operands else []
 
 
 def _find(cmd: SimpleCommand, parse: Parse) -> list[SimpleCommand]:
@@ -309,79 +211,6 @@ def find_roots(args: list[Word]) -> list[Word]:
     return roots
 
 
-def _git(cmd: SimpleCommand, parse: Parse) -> list[SimpleCommand]:
-    args = cmd.argv[1:]
-    out: list[SimpleCommand] = []
-    opts = {"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--list-cmds"}
-    s = scan(args, opts)
-    for name, value in s.options:
-        if name == "-c" and value is not None:
-            out.extend(_git_config(value, None, cmd, parse, "git -c"))
-        elif name == "--config-env" and value is not None:
-            key = value.value.partition("=")[0]
-            if _GIT_COMMAND_KEY.match(key) or _GIT_UNCHECKABLE_KEY.match(key) or key.lower().startswith("alias."):
-                raise ParseRefused(f"git --config-env {value.value}: the value of {key} comes from the environment "
-                                   "and cannot be checked")
-        elif name == "--exec-path" and value is not None:
-            raise ParseRefused("git --exec-path=... makes git run programs from another folder; not allowed")
-    sub = s.operands
-    if not sub:
-        return out
-    verb, rest = sub[0].value, sub[1:]
-    if verb == "config":
-        r = scan(rest, {"-f", "--file", "--blob", "--type", "--default", "--comment"})
-        keys = [w for w in r.operands]
-        if len(keys) >= 2 and not r.has("--get", "--get-all", "--get-regexp", "--unset", "--unset-all", "-l", "--list"):
-            out.extend(_git_config(keys[0], keys[1], cmd, parse, "git config"))
-    elif verb == "submodule" and rest and rest[0].value == "foreach":
-        body = [w for w in rest[1:] if w.value not in ("--recursive", "-q", "--quiet")]
-        if body:
-            out.extend(_joined(body, cmd, parse, "git submodule foreach"))
-    elif verb == "bisect" and rest and rest[0].value == "run" and len(rest) > 1:
-        out.append(cmd.with_argv(rest[1:], "git bisect run"))
-    elif verb == "rebase":
-        r = scan(rest, {"-x", "--exec", "--onto", "-s", "--strategy", "-X", "--strategy-option"})
-        for name, value in r.options:
-            if name in ("-x", "--exec") and value is not None:
-                out.extend(parse(value, cmd, "git rebase --exec"))
-    elif verb == "filter-branch":
-        r = scan(rest, {"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter",
-                        "--commit-filter", "--tag-name-filter", "--subdirectory-filter", "-d", "--original"})
-        for name, value in r.options:
-            if name.endswith("-filter") and name != "--subdirectory-filter" and value is not None:
-                out.extend(parse(value, cmd, f"git filter-branch {name}"))
-    return out
-
-
-def _git_config(key_word: Word, value: Word | None, cmd: SimpleCommand, parse: Parse, label: str) -> list[SimpleCommand]:
-    if value is None:
-        key, eq, val = key_word.value.partition("=")
-        if key_word.dynamic:
-            raise ParseRefused(f"{label} {key_word}: only known at run time; cannot be checked")
-        if not eq:
-            return []
-        value = Word.literal(val)
-    else:
-        key = key_word.value
-    if key_word.dynamic:
-        raise ParseRefused(f"{label} {key_word}: only known at run time; cannot be checked")
-    low = key.lower()
-    if _GIT_UNCHECKABLE_KEY.match(low):
-        raise ParseRefused(f"{label} {key}=...: makes git run code that cannot be checked")
-    if low.startswith("alias."):
-        if value.dynamic:
-            raise ParseRefused(f"{label} {key}: the alias is only known at run time")
-        if value.value.startswith("!"):
-            return parse(Word.literal(value.value[1:]), cmd, f"{label} {key}")
-        return [cmd.with_argv([Word.literal("git"), *map(Word.literal, shlex.split(value.value))], f"{label} {key}")]
-    if _GIT_COMMAND_KEY.match(low):
-        text = value.value
-        if low.endswith(".helper") and not text.startswith("!"):
-            return []
-        return parse(Word.literal(text.lstrip("!")) if not value.dynamic else value, cmd, f"{label} {key}")
-    return []
-
-
 def _busybox(cmd: SimpleCommand, parse: Parse) -> list[SimpleCommand]:
     rest = cmd.argv[1:]
     return [cmd.with_argv(rest, "busybox")] if rest and not rest[0].value.startswith("-") else []
@@ -419,7 +248,7 @@ WRAPPERS: dict[str, Handler] = {
     "watch": _watch,
     "parallel": _parallel,
     "find": _find,
-    "git": _git,
+    "git": git,
     "eval": _eval,
     "trap": _trap,
     "su": _string_option("-c", "--command", "--session-command"),

@@ -16,8 +16,8 @@ from .languages import (
     parse,
     supported_languages,
 )
-from .outline import Symbol, flatten, outline
 from .scopes import Occurrence, Occurrences, code_occurrences, local_occurrences
+from .symbols import Symbol, flatten, outline
 
 __all__ = [
     "Occurrence",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..textcodec import decode
 from .languages import encode, error_nodes, language_for, parse_bytes
-from .outline import Entry, outline_entries
+from .symbols import Entry, outline_entries
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -29,7 +29,7 @@ class FileRecord:
     language: str
     errors: int = 0
     skipped: str | None = None  # why the file was not parsed (too large, binary, unreadable)
-    payload: str = "[]"  # the entries as JSON: cheap to pass between processes and to store
+    payload: str = "[]"  # the entries as JSON (cheap to pass between processes); "" once stored
 
     def entries(self) -> list[Entry]:
         return decode_entries(self.payload)

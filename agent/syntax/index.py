@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import SyntaxSettings
+from ..errors import OutsideWorkspaceError
 from ..result import Location
 from .extract import FileRecord, digest_of, extract, extract_many
 from .languages import fingerprint
-from .outline import Entry
 from .search import Scored, name_score, normalize, query_segments, score_entry, typo_candidates
 from .sources import source_files
 from .store import IndexStore
+from .symbols import Entry
 
 if TYPE_CHECKING:
     from ..toolcontext import ToolContext
@@ -111,6 +112,8 @@ class SymbolIndex:
         """Bring the index up to date for the folder `under` (default: the whole workspace)."""
         started = time.perf_counter()
         start = self.root if under is None else Path(os.path.realpath(self.root / under))
+        if start != self.root and self.root not in start.parents:
+            raise OutsideWorkspaceError(f"{under}: outside the indexed tree {self.root}")
         prefix = "" if start == self.root else start.relative_to(self.root).as_posix()
         with self._lock:
             stats = RefreshStats()
@@ -121,7 +124,7 @@ class SymbolIndex:
             for abs_path, rel, st in source_files(str(self.root), str(start)):
                 seen.add(rel)
                 known = self._records.get(rel)
-                if known is not None and known.same_stat(st):
+                if known is not None and known.same_stat(st) and not known.skipped:
                     if st.st_mtime_ns >= known.checked_ns - RACY_NS:
                         racy.append((abs_path, rel))
                     continue
@@ -149,15 +152,17 @@ class SymbolIndex:
                 if rel not in parsed and rel in self._records:
                     del self._records[rel]
                     gone.append(rel)
-            self.store.save(records, gone)
-            if stats.verified:
-                self.store.touch([(now, rel) for _p, rel in racy if self._records.get(rel) and
-                                  self._records[rel].checked_ns == now])
             if self._entries is not None:
                 for rel in gone:
                     self._entries.pop(rel, None)
                 for rec in records:
                     self._entries[rec.path] = rec.entries()
+            if self.store.save(records, gone):  # saved: the symbols can be read back from the store
+                for rec in records:
+                    rec.payload = ""
+            if stats.verified:
+                self.store.touch([(now, rel) for _p, rel in racy if self._records.get(rel) and
+                                  self._records[rel].checked_ns == now])
             if records or gone:
                 self._table = None
             stats.files = len(seen)
@@ -180,21 +185,21 @@ class SymbolIndex:
         max_bytes = self.settings.max_file_bytes
         workers = self._workers_for(len(todo))
         stats.workers = workers
-        with _Progress(len(todo), self._show_progress(len(todo), progress)) as bar:
-            if workers > 1:
-                try:
-                    return _parse_parallel(todo, max_bytes, workers, bar.advance)
-                except (OSError, cf.process.BrokenProcessPool, RuntimeError) as exc:
-                    stats.problem = f"parallel parsing failed ({exc}); parsed in this process"
-                    stats.workers = 1
-                    bar.reset()
-            out = []
+        show = self._show_progress(len(todo), progress)
+        if workers > 1:
+            try:  # the pool forks before the progress bar starts its thread
+                return _parse_parallel(todo, max_bytes, workers, lambda: _Progress(len(todo), show))
+            except (OSError, cf.process.BrokenProcessPool, RuntimeError) as exc:
+                stats.problem = f"parallel parsing failed ({exc}); parsed in this process"
+                stats.workers = 1
+        out = []
+        with _Progress(len(todo), show) as bar:
             for abs_path, rel in todo:
                 record = extract(abs_path, rel, max_bytes)
                 if record is not None:
                     out.append(record)
                 bar.advance(1)
-            return out
+        return out
 
     def _show_progress(self, count: int, progress: bool | None) -> bool:
         if progress is not None:
@@ -208,8 +213,9 @@ class SymbolIndex:
     def _all_entries(self) -> dict[str, list[Entry]]:
         if self._entries is None:
             entries = dict(self.store.load_entries())
-            for rel in self._records:
-                entries.setdefault(rel, [])
+            for rel, rec in self._records.items():
+                if rel not in entries:  # parsed, but the store could not keep it
+                    entries[rel] = rec.entries()
             for rel in list(entries):
                 if rel not in self._records:
                     del entries[rel]
@@ -274,6 +280,14 @@ class SymbolIndex:
             hits.sort(key=lambda h: (-h.score, h.path, h.entry.name_line))
             return [_match(h, self._records[h.path].language) for h in hits[:limit]]
 
+    def clear(self) -> None:
+        """Forget everything (memory and cache): the next refresh parses every file."""
+        with self._lock:
+            self.store.save([], list(self._records))
+            self._records.clear()
+            self._entries = None
+            self._table = None
+
     def close(self) -> None:
         self.store.close()
 
@@ -289,7 +303,7 @@ def _match(hit: Scored, language: str) -> SymbolMatch:
 
 
 def _parse_parallel(todo: list[tuple[str, str]], max_bytes: int, workers: int,
-                    advance: Callable[[int], None]) -> list[FileRecord]:
+                    progress: Callable[[], _Progress]) -> list[FileRecord]:
     """Parse in `workers` processes. Files are dealt largest first into many small chunks so
     that the processes finish together. Forked when this process has a single thread (fast, and
     nothing to re-import); spawned otherwise, since forking a threaded process is unsafe."""
@@ -306,12 +320,12 @@ def _parse_parallel(todo: list[tuple[str, str]], max_bytes: int, workers: int,
         chunks[i % n_chunks].append((abs_path, rel))
     out: list[FileRecord] = []
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
         futures = {pool.submit(extract_many, chunk, max_bytes): len(chunk) for chunk in chunks}
-        for future in cf.as_completed(futures):
-            out.extend(future.result())
-            advance(futures[future])
+        with progress() as bar:
+            for future in cf.as_completed(futures):
+                out.extend(future.result())
+                bar.advance(futures[future])
     return out
 
 
@@ -338,10 +352,6 @@ class _Progress:
     def advance(self, count: int) -> None:
         if self._bar is not None:
             self._bar.advance(self._task, count)
-
-    def reset(self) -> None:
-        if self._bar is not None:
-            self._bar.reset(self._task)
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:

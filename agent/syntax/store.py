@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .extract import FileRecord, decode_entries
-from .outline import Entry
+from .symbols import Entry
 
 SCHEMA_VERSION = "1"
 _SCHEMA = """
@@ -92,11 +92,11 @@ class IndexStore:
         for path, raw in rows:
             yield path, decode_entries(raw)
 
-    def save(self, records: list[FileRecord], removed: Iterable[str]) -> None:
-        """Write changed rows and delete removed ones in one transaction."""
+    def save(self, records: list[FileRecord], removed: Iterable[str]) -> bool:
+        """Write changed rows and delete removed ones in one transaction; False if it failed."""
         gone = [(p,) for p in removed]
         if not records and not gone:
-            return
+            return True
         rows = [(r.path, r.size, r.mtime_ns, r.inode, r.digest, r.checked_ns, r.language, r.errors, r.skipped,
                  r.payload) for r in records]
         try:
@@ -108,6 +108,8 @@ class IndexStore:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             self.problem = f"could not write the index cache ({exc}); it will be rebuilt as needed"
+            return False
+        return True
 
     def touch(self, updates: list[tuple[int, str]]) -> None:
         """Record a new check time for rows whose content was verified unchanged."""

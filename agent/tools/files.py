@@ -89,10 +89,9 @@ def write_file(ctx: ToolContext, args: WriteFileInput) -> ToolResult:
     BOM and line endings."""
     ws = ctx.workspace
     real = ws.resolve(args.file_path, for_write=True)
-    existed = real.exists()
     edit = FileEdit(args.file_path, args.content, check_old=False)
-    rel = ws.rel(real) if existed else real.relative_to(ws.root).as_posix()
-    verb = "overwrote" if existed else "created"
+    rel = ws.display(real)
+    verb = "overwrote" if real.exists() else "created"
     return commit(ctx, [edit], operation=f"write_file {rel}", summary=f"{verb} {rel} ({len(args.content)} chars)",
                   force=args.force)
 

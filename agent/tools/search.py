@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -38,8 +39,10 @@ def _selected(ws: Workspace, start: Path, glob: str | None) -> list[Path]:
         match = compile_glob(glob) if glob else None
     except ValueError as exc:
         raise ToolFailure(str(exc)) from exc
+    if match is None:
+        return list(iter_files(ws.root, start))
     base = start if start.is_dir() else start.parent
-    return [f for f in iter_files(ws.root, start) if match is None or match(f.relative_to(base).as_posix())]
+    return [f for f in iter_files(ws.root, start) if match(f.relative_to(base).as_posix())]
 
 
 @tool(name="find_files", model=FindFilesInput)
@@ -77,17 +80,20 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
     ws = ctx.workspace
     start = _start(ws, args.path)
     limit = ctx.settings.workspace.max_read_bytes
+    cut = len(str(ws.root)) + 1
+    named = sorted(((f, str(f)[cut:].replace(os.sep, "/")) for f in _selected(ws, start, args.glob)),
+                   key=lambda item: item[1])
     files: list[tuple[Path, str]] = []
     too_big: list[str] = []
-    for f in sorted(_selected(ws, start, args.glob), key=lambda p: ws.display(p)):
+    for f, name in named:
         try:
             size = f.stat().st_size
         except OSError:
             continue
         if size > limit:
-            too_big.append(ws.display(f))
+            too_big.append(name)
         else:
-            files.append((f, ws.display(f)))
+            files.append((f, name))
     query = Query(args.pattern, args.regex, args.case_sensitive, args.context_lines, args.max_results)
     outcome = search(files, query, engine=ctx.settings.workspace.search_engine,
                      timeout=ctx.settings.workspace.search_timeout)

@@ -56,6 +56,11 @@ def working_dir(ctx: ToolContext, cwd: str) -> Path:
     return real
 
 
+def output_budget(ctx: ToolContext) -> int:
+    """Characters of command output that fit the session's tool-output budget with our status lines."""
+    return min(ctx.settings.shell.max_output_chars, ctx.settings.workspace.max_output_chars) - 600
+
+
 def timeout_for(ctx: ToolContext, asked: float | None) -> tuple[float, str | None]:
     shell = ctx.settings.shell
     if asked is None:
@@ -98,7 +103,8 @@ def run_command_tool(ctx: ToolContext, args: RunCommandInput) -> ToolResult:
         if refusals:
             return refused(refusals)
     timeout, note = timeout_for(ctx, args.timeout)
-    res = run_command(shell, ctx.workspace, list(args.argv), cwd=cwd, timeout=timeout, on_output=ctx.on_output)
+    res = run_command(shell, ctx.workspace, list(args.argv), cwd=cwd, timeout=timeout, on_output=ctx.on_output,
+                      max_chars=output_budget(ctx))
     return report(res, display=shlex.join(args.argv), cwd=ctx.workspace.rel(cwd), timeout=timeout,
                   notes=[note] if note else [])
 
@@ -117,6 +123,6 @@ def run_shell_command(ctx: ToolContext, args: RunShellCommandInput) -> ToolResul
             return refused(refusals)
     timeout, note = timeout_for(ctx, args.timeout)
     res = run_command(shell, ctx.workspace, ["bash", "-c", args.command], cwd=cwd, timeout=timeout,
-                      on_output=ctx.on_output)
+                      on_output=ctx.on_output, max_chars=output_budget(ctx))
     return report(res, display=args.command, cwd=ctx.workspace.rel(cwd), timeout=timeout,
                   notes=[note] if note else [])

@@ -12,10 +12,11 @@ from ..registry import tool
 from ..result import ToolResult
 from ..syntax import Symbol, get_index, language_for, outline, supported_languages
 from ..syntax.ast_view import render_ast
-from ..syntax.outline import Entry
+from ..syntax.symbols import Entry
 from ..toolcontext import ToolContext
 
 FOLDER_DEPTH = 2
+MAX_DATA_SYMBOLS = 2000
 
 
 def _language(path: str) -> str:
@@ -102,9 +103,11 @@ def list_symbols(ctx: ToolContext, args: ListSymbolsInput) -> ToolResult:
         header = f"{doc.path} ({language}): {len(lines)} symbols"
         body = "\n".join([header, *lines]) if lines else f"{header} (no definitions found)"
         text = bounded(body, limit, what="characters of the outline")
-        return ToolResult.ok(text, path=doc.path, language=language, count=len(lines),
-                             truncated=len(text) < len(body),
-                             symbols=[_symbol_dict(s, args.depth) for s in symbols])
+        data: dict[str, Any] = {"path": doc.path, "language": language, "count": len(lines),
+                                "truncated": len(text) < len(body)}
+        if len(lines) <= MAX_DATA_SYMBOLS:  # structured copy for programs; the text is what a model reads
+            data["symbols"] = [_symbol_dict(s, args.depth) for s in symbols]
+        return ToolResult.ok(text, **data)
     if not real.is_dir():
         raise ToolFailure(f"{args.path}: no such file or folder")
     index = get_index(ctx)

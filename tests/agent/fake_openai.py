@@ -26,6 +26,7 @@ class Reply:
     tool_calls: list[tuple[str, Any]] = field(default_factory=list)  # (name, args dict or raw string)
     usage: tuple[int, int] | None = (100, 20)
     finish_reason: str | None = None
+    call_ids: list[str] | None = None  # as the server names the calls (default: unique ids)
 
 
 @dataclass
@@ -55,7 +56,7 @@ def _completion(reply: Reply, model: str, n: int) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
     if reply.tool_calls:
         message["tool_calls"] = [
-            {"id": f"call_{n}_{i}", "type": "function",
+            {"id": reply.call_ids[i] if reply.call_ids else f"call_{n}_{i}", "type": "function",
              "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
             for i, (name, args) in enumerate(reply.tool_calls)
         ]
@@ -82,7 +83,8 @@ def _chunks(reply: Reply, model: str, n: int) -> list[dict[str, Any]]:
     out += [chunk({"content": text[i:i + 7]}) for i in range(0, len(text), 7)]
     for i, (name, args) in enumerate(reply.tool_calls):
         raw = args if isinstance(args, str) else json.dumps(args)
-        out.append(chunk({"tool_calls": [{"index": i, "id": f"call_{n}_{i}", "type": "function",
+        call_id = reply.call_ids[i] if reply.call_ids else f"call_{n}_{i}"
+        out.append(chunk({"tool_calls": [{"index": i, "id": call_id, "type": "function",
                                           "function": {"name": name, "arguments": ""}}]}))
         out += [chunk({"tool_calls": [{"index": i, "function": {"arguments": raw[j:j + 5]}}]})
                 for j in range(0, len(raw), 5)]

@@ -53,7 +53,7 @@ def test_the_demo_run_ends_with_the_tests_passing(buggy: Path, capsys: pytest.Ca
 
 
 def test_ctrl_c_during_a_command_lets_it_finish_then_stops(buggy: Path) -> None:
-    script = [tools_reply(call("run_shell_command", command="sleep 4; echo slept")),
+    script = [tools_reply(call("run_shell_command", command="sleep 8; echo slept")),
               tools_reply(call("finish", summary="never reached"))]
     with FakeOpenAI(script) as server:
         proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "run", "wait", "--root", str(buggy),
@@ -62,19 +62,22 @@ def test_ctrl_c_during_a_command_lets_it_finish_then_stops(buggy: Path) -> None:
                                 env={**os.environ, "COLUMNS": "200"})
         runs = buggy / ".codeagent/runs"
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:  # wait until the command is running
+        started = False
+        while not started and time.monotonic() < deadline:  # wait until the command is under way
             files = list(runs.glob("*.jsonl")) if runs.is_dir() else []
-            if files and '"type": "tool_call"' in files[0].read_text():
-                break
+            started = bool(files) and '"type": "tool_call"' in files[0].read_text()
             time.sleep(0.1)
-        time.sleep(0.5)
+        if not started:
+            proc.kill()
+            raise AssertionError(f"the agent never called the tool: {proc.communicate()}")
         proc.send_signal(signal.SIGINT)  # to the agent only: the command keeps running
         out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, out + err
-    assert "Traceback" not in out + err
+    said = f"rc={proc.returncode}\nstdout:\n{out}\nstderr:\n{err[-3000:]}"
+    assert proc.returncode == 130, said
+    assert "Traceback" not in out + err, said
     outcome = json.loads(out)
-    assert outcome["status"] == "interrupted" and "tool calls of that step completed" in outcome["message"]
+    assert outcome["status"] == "interrupted" and "tool calls of that step completed" in outcome["message"], said
     events = trajectory(buggy, outcome["run_id"])
     result = next(e for e in events if e["type"] == "tool_result")
-    assert result["success"] and "slept" in result["raw_output"]
-    assert len(server.requests) == 1  # no further step after the interrupt
+    assert result["success"] and "slept" in result["raw_output"], result
+    assert len(server.requests) == 1, said  # no further step after the interrupt

@@ -201,3 +201,13 @@ def test_json_protocol_gives_up_after_three_reasks(tools: list) -> None:
 def test_parse_action_takes_the_first_object_and_ignores_prose() -> None:
     assert parse_action('Plan: {"action": "a", "params": {"x": "}"}} trailing') == ("", "a", {"x": "}"})
     assert parse_action('```\n{"thought": "t", "action": " b ", "params": {}}\n```') == ("t", "b", {})
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_repeated_call_ids_are_made_unique(tools: list, stream: bool) -> None:
+    reply = Reply(tool_calls=[call("read_file", file_path="a.py"), call("read_file", file_path="b.py")],
+                  call_ids=["same", "same"])
+    with FakeOpenAI([reply]) as server:
+        c, _ = client(server, stream=stream)
+        calls = c.complete(MESSAGES, tools).tool_calls
+    assert calls[0].id == "same" and calls[1].id != "same" and len(calls) == 2

@@ -99,14 +99,17 @@ def test_dry_run_prints_the_diff_and_writes_nothing(proj: Path, pristine: dict[s
 def test_compare_shows_what_text_replacement_gets_wrong(proj: Path, pristine: dict[str, bytes]) -> None:
     r = run_cli("rename", "shapes/geometry.py:30:5", "compute_area", "--compare", "--root", str(proj))
     assert r.returncode == 0, r.stderr
-    assert "text replacement would wrongly change 4 and miss 0" in r.stdout
-    for where in ("shapes/geometry.py:31:", "shapes/geometry.py:38:9", "shapes/geometry.py:39:18",
-                  "shapes/registry.py:20:"):
+    # the module docstring, the comment (twice), the shadowing local (twice), two strings
+    assert "text replacement would wrongly change 7 and miss 0" in r.stdout
+    for where in ("shapes/geometry.py:1:26", "shapes/geometry.py:31:7", "shapes/geometry.py:31:45",
+                  "shapes/geometry.py:38:9", "shapes/geometry.py:39:18", "shapes/registry.py:20:18",
+                  "tests/test_shapes.py:27:34"):
         assert where in r.stdout
+    assert r.stdout.index("shapes/geometry.py:31:7") < r.stdout.index("shapes/geometry.py:31:45")
     assert "in a string or comment" in r.stdout and "another symbol with the same name" in r.stdout
     j = run_cli("rename", "shapes/geometry.py:30:5", "compute_area", "--compare", "--json", "--root", str(proj))
     compare = j.json["data"]["compare"]
-    assert compare["both"] == 11 and compare["text_would_wrongly_change_count"] == 4
+    assert compare["both"] == 11 and compare["text_would_wrongly_change_count"] == 7
     assert tree(proj) == pristine
 
 

@@ -11,13 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from semantic_helpers import Caller, copy_fixture, line_col, module_context, tree
 
 from agent.semantic.rename import RenamePlan, rename_passes
 from agent.semantic.sessions import running_sessions, session_for
 from agent.toolcontext import ToolContext
 from lsp_bridge import LspSession
-
-from semantic_helpers import Caller, copy_fixture, line_col, module_context, tree
 
 pytestmark = pytest.mark.timeout(600)
 

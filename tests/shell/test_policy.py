@@ -15,13 +15,16 @@ from agent.shell.words import decode_word
 HOME = "/home/someone"
 
 
+ROOT = Path("/srv/work/project")  # the policy only reasons about paths; this one need not exist
+
+
 @pytest.fixture
-def policy(tmp_path: Path) -> Policy:
-    return Policy(ShellPolicySettings(), root=tmp_path, home=HOME)
+def policy() -> Policy:
+    return Policy(ShellPolicySettings(), root=ROOT, home=HOME)
 
 
-def refused_by(policy: Policy, command: str, cwd: Path | None = None) -> list[str]:
-    return [r.rule for r in policy.check_shell(command, cwd or policy.root)]
+def refused_by(policy: Policy, command: str) -> list[str]:
+    return [r.rule for r in policy.check_shell(command, policy.root)]
 
 
 # (command, the rule that must refuse it)
@@ -143,7 +146,8 @@ BYPASSES = [
     ("echo 'import os' | python3", "stdin-code"),
     ("python3 - <<EOF\nimport os\nEOF", "stdin-code"),
     ("python3 <<< 'import os'", "stdin-code"),
-    ("node < /dev/stdin", "stdin-code"),
+    ("node /dev/stdin", "stdin-code"),
+    ("python3 /dev/fd/0 < x", "stdin-code"),
     ("python3 $ARGS x", "inline-code"),
     ("timeout 5 python3 -c x", "inline-code"),
     ("bash -c 'python3 -c x'", "inline-code"),
@@ -217,9 +221,11 @@ def test_argv_checks_follow_wrappers(policy: Policy) -> None:
     assert policy.check_argv(["echo", "$(sudo id)", "*"], policy.root) == []
 
 
-def test_symlink_out_of_the_workspace_counts_as_outside(policy: Policy) -> None:
-    (policy.root / "link").symlink_to("/etc")
+def test_symlink_out_of_the_workspace_counts_as_outside(tmp_path: Path) -> None:
+    policy = Policy(ShellPolicySettings(), root=tmp_path, home=HOME)
+    (tmp_path / "link").symlink_to("/etc")
     assert refused_by(policy, "rm -rf link/ssh") == ["destructive-outside-workspace"]
+    assert refused_by(policy, "rm -rf ../..") == ["destructive-outside-workspace"]  # contains the workspace
 
 
 def test_rules_are_configuration(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import Settings, SyntaxSettings
+from agent.errors import OutsideWorkspaceError
 from agent.syntax import SymbolIndex, get_index
 from agent.syntax.index import INDEX_FILE
 from agent.syntax.store import IndexStore
@@ -58,7 +59,7 @@ def make_tree(root: Path) -> None:
 
 def new_index(root: Path, **settings: object) -> SymbolIndex:
     """The index of the workspace at `root`, cached in its .codeagent/ folder."""
-    return SymbolIndex.for_workspace(Workspace(root), SyntaxSettings(**settings))  # type: ignore[arg-type]
+    return SymbolIndex.for_workspace(Workspace(root), SyntaxSettings.model_validate(settings))
 
 
 def bump_mtime(path: Path, seconds: float = 10.0) -> None:
@@ -177,9 +178,11 @@ def test_same_size_change_with_new_mtime_is_reparsed(tree: Path) -> None:
 
 def test_racy_same_stat_change_is_caught_by_content(tree: Path) -> None:
     """An in-place rewrite within the same timestamp and size: only the bytes tell."""
+    models = tree / "app" / "models.py"
+    future = time.time_ns() + 60 * 10**9  # a timestamp not yet in the past cannot be trusted, whatever the load
+    os.utime(models, ns=(future, future))
     index = new_index(tree)
     index.refresh()
-    models = tree / "app" / "models.py"
     st = models.stat()
     with open(models, "r+b") as fh:  # same inode, same size
         fh.write(MODELS.replace("get_user_model", "get_item_model").encode())
@@ -207,6 +210,11 @@ def test_refresh_of_a_subfolder_keeps_the_rest(tree: Path) -> None:
     stats = index.refresh("app")
     assert stats.removed == 0 and "web/ui.ts" in index.files()
     assert index.refresh("web").removed == 1
+
+
+def test_refresh_outside_the_tree_is_refused(tree: Path) -> None:
+    with pytest.raises(OutsideWorkspaceError):
+        new_index(tree).refresh("../elsewhere")
 
 
 def test_query_or_grammar_change_drops_the_cache(tree: Path) -> None:

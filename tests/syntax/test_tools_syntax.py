@@ -200,3 +200,15 @@ def test_cli_tool_commands(fixtures_root: Path, cli: Callable[..., object]) -> N
     assert out.returncode == 1 and "not a supported source file" in json.loads(out.stdout)["error"]  # type: ignore[attr-defined]
     out = cli("tool", "get_ast", "--root", str(fixtures_root), "--args", json.dumps({"depth": 2}))
     assert out.returncode == 2 and "file_path" in out.stderr  # type: ignore[attr-defined]
+
+
+def test_cli_index_command(fixtures_root: Path, cli: Callable[..., object]) -> None:
+    out = cli("index", "--root", str(fixtures_root), "--json")
+    assert out.returncode == 0, out.stderr  # type: ignore[attr-defined]
+    data = json.loads(out.stdout)  # type: ignore[attr-defined]
+    assert (data["files"], data["parsed"], data["problem"]) == (8, 8, None)
+    assert data["cache"].endswith(".codeagent/index/symbols.sqlite")
+    again = json.loads(cli("index", "--root", str(fixtures_root), "--json").stdout)  # type: ignore[attr-defined]
+    assert (again["files"], again["parsed"]) == (8, 0)
+    rebuilt = cli("index", "--root", str(fixtures_root), "--rebuild")
+    assert rebuilt.returncode == 0 and "indexed 8 source files (8 parsed" in rebuilt.stdout  # type: ignore[attr-defined]

@@ -121,11 +121,13 @@ def _signature(source: bytes, found: _Found) -> str:
     body = found.body
     if body is not None and start < body.start_byte <= end:
         end = body.start_byte
-        before = body.prev_sibling
-        while before is not None and before.is_extra:  # a comment between the header and the body
-            before = before.prev_sibling
-        if before is not None and start < before.end_byte <= end:
-            end = before.end_byte
+        header = source[start:end]
+        if b"#" in header or b"/" in header:  # maybe a comment between the header and the body
+            before = body.prev_sibling
+            while before is not None and before.is_extra:
+                before = before.prev_sibling
+            if before is not None and start < before.end_byte <= end:
+                end = before.end_byte
     raw = source[start:min(end, start + MAX_SIGNATURE_CHARS * 4)]
     text = " ".join(raw.decode("utf-8", "replace").split())
     if text.endswith(";") or (text.endswith(":") and body is not None):

@@ -1,0 +1,199 @@
+"""The pieces that need no language server: identifier rules, CLI targets, positions, the
+new-file watcher and the daemon protocol (a real daemon running a tool that starts no server)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from semantic_helpers import run_cli, stop_daemon
+
+from agent.cli import UsageError
+from agent.commands.code import parse_target
+from agent.config import LspSettings, Settings
+from agent.errors import ToolFailure
+from agent.semantic.daemon_client import DaemonClient, process_alive
+from agent.semantic.daemon_protocol import DaemonError, recv_message
+from agent.semantic.identifiers import check_identifier, identifier_problem
+from agent.semantic.target import identifier_at, to_position
+from agent.semantic.watch import NewFileWatcher
+from agent.workspace import Workspace
+
+
+@pytest.mark.parametrize("name", ["area", "_x", "été", "Σ2", "match", "case", "type", "_"])
+def test_python_identifiers_accepted(name: str) -> None:
+    assert identifier_problem(name, "python") is None
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("class", "keyword"), ("None", "keyword"), ("async", "keyword"), ("2x", "not a valid"), ("a-b", "not a valid"),
+    ("", "not an identifier"), (" x", "whitespace"), ("a b", "not a valid"),
+])
+def test_python_identifiers_refused(name: str, why: str) -> None:
+    problem = identifier_problem(name, "python")
+    assert problem is not None and why in problem
+
+
+@pytest.mark.parametrize("name", ["$el", "_", "café", "x$1", "type", "of", "async"])
+def test_js_identifiers_accepted(name: str) -> None:
+    for language in ("typescript", "tsx", "javascript"):
+        assert identifier_problem(name, language) is None
+
+
+@pytest.mark.parametrize("name", ["delete", "class", "let", "await", "yield", "eval", "1a", "a.b", "a-b"])
+def test_js_identifiers_refused(name: str) -> None:
+    assert identifier_problem(name, "typescript") is not None
+    with pytest.raises(ToolFailure, match="new_name"):
+        check_identifier(name, "tsx")
+
+
+def test_parse_target_forms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path.resolve()
+    (root / "pkg").mkdir()
+    (root / "pkg" / "mod.py").write_text("x = 1\n")
+    monkeypatch.chdir(root / "pkg")
+    # A path that exists relative to the current folder (inside the root) is taken from there.
+    assert parse_target("mod.py:3:7", root) == {"file_path": str(root / "pkg" / "mod.py"), "line": 3, "column": 7}
+    # Otherwise it is relative to the root.
+    assert parse_target("pkg/mod.py:1:1", root) == {"file_path": "pkg/mod.py", "line": 1, "column": 1}
+    assert parse_target("C:/odd:name.py:10:2", root)["line"] == 10  # colons inside the path
+    assert parse_target("pkg/mod.py::Thing.method", root) == {"file_path": "pkg/mod.py", "symbol": "Thing.method"}
+    assert parse_target("QuerySet.filter", root) == {"symbol": "QuerySet.filter"}
+    for bad, hint in [("pkg/mod.py:3", "column"), ("pkg/mod.py", "PATH:LINE:COL"), ("x.py:0:1", "1-based")]:
+        with pytest.raises(UsageError, match=hint):
+            parse_target(bad, root)
+
+
+def test_positions_count_characters_and_identifiers_are_found_whole(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    (tmp_path / "a.py").write_text('s = "é🎉"; value = 1\n', encoding="utf-8")
+    doc = ws.read("a.py")
+    line = doc.text.split("\n")[0]
+    col = line.index("value") + 1  # 1-based characters: the emoji counts as one
+    pos = to_position(doc, 1, col)
+    assert (pos.line, pos.character) == (0, line.index("value"))
+    assert identifier_at(line, pos.character + 2) == (line.index("value"), "value")  # inside the name
+    assert identifier_at(line, pos.character + 5) == (line.index("value"), "value")  # right after it
+    assert identifier_at(line, line.index("=")) is None
+    with pytest.raises(ToolFailure, match="outside the line"):
+        to_position(doc, 1, len(line) + 2)
+    with pytest.raises(ToolFailure, match="outside the file"):
+        to_position(doc, 3, 1)
+
+
+def test_new_file_watcher_sees_creations_deletions_and_new_folders(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("")
+    (tmp_path / "node_modules").mkdir()
+    watcher = NewFileWatcher(tmp_path)
+    assert watcher.poll() == []
+    (tmp_path / "pkg" / "b.py").write_text("")
+    (tmp_path / "pkg" / "notes.txt").write_text("")
+    (tmp_path / "node_modules" / "dep.js").write_text("")
+    (tmp_path / "new" / "deep").mkdir(parents=True)
+    (tmp_path / "new" / "deep" / "c.ts").write_text("")
+    assert watcher.poll() == [tmp_path / "new" / "deep" / "c.ts", tmp_path / "pkg" / "b.py"]
+    (tmp_path / "pkg" / "a.py").unlink()
+    (tmp_path / "new" / "deep" / "c.ts").unlink()
+    (tmp_path / "new" / "deep").rmdir()
+    assert watcher.poll() == [tmp_path / "new" / "deep" / "c.ts", tmp_path / "pkg" / "a.py"]
+    assert watcher.poll() == []
+
+
+@pytest.fixture
+def daemon_root(tmp_path: Path):  # type: ignore[no-untyped-def]
+    root = (tmp_path / "ws").resolve()
+    root.mkdir()
+    (root / "hello.txt").write_text("hello\n")
+    yield root
+    stop_daemon(root)
+
+
+def test_daemon_runs_tools_and_restarts_for_other_settings(daemon_root: Path) -> None:
+    settings = Settings(lsp=LspSettings(daemon_idle_timeout=60))
+    client = DaemonClient(daemon_root, settings)
+    result = client.call_tool("read_file", {"file_path": "hello.txt"})
+    assert result["success"] and "hello" in result["output"]
+    first = client.ping()
+    assert first is not None and first["root"] == str(daemon_root)
+    # A client with other settings gets a fresh daemon, never an answer computed under other rules.
+    other = DaemonClient(daemon_root, Settings(lsp=LspSettings(daemon_idle_timeout=61)))
+    assert other.call_tool("read_file", {"file_path": "hello.txt"})["success"]
+    second = other.ping()
+    assert second is not None and second["pid"] != first["pid"]
+    # Usage errors come back as failed results marked as such (the CLI exits 2 on them).
+    bad = other.call_tool("read_file", {"nope": 1})
+    assert bad["success"] is False and bad["data"]["usage_error"] is True
+    assert other.stop() is True
+    assert other.ping() is None
+    assert not process_alive(int(second["pid"]))
+
+
+def test_daemon_survives_garbage_and_answers_the_next_client(daemon_root: Path) -> None:
+    client = DaemonClient(daemon_root, Settings())
+    client.ensure_running()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(client.sock_path))
+        sock.sendall(b"this is not json\n")
+        reply = recv_message(sock)
+    assert reply["ok"] is False and "bad request" in reply["error"]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(client.sock_path))
+        sock.sendall(json.dumps({"op": "dance", "build": client._build, "settings": client._settings_id}).encode() + b"\n")
+        assert "unknown op" in recv_message(sock)["error"]
+    assert client.call_tool("read_file", {"file_path": "hello.txt"})["success"]
+
+
+def test_daemon_exits_when_its_workspace_is_deleted(tmp_path: Path) -> None:
+    root = (tmp_path / "gone").resolve()
+    root.mkdir()
+    client = DaemonClient(root, Settings())
+    client.ensure_running()
+    info = client.ping()
+    assert info is not None
+    for path in sorted(root.rglob("*"), reverse=True):
+        path.rmdir() if path.is_dir() else path.unlink()
+    root.rmdir()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and process_alive(int(info["pid"])):
+        time.sleep(0.2)
+    assert not process_alive(int(info["pid"])), "the daemon outlived its workspace"
+
+
+def test_daemon_client_reports_unreachable_daemon(tmp_path: Path) -> None:
+    client = DaemonClient(tmp_path.resolve(), Settings())
+    with pytest.raises(DaemonError):
+        client.request("ping", timeout=2)
+    assert client.stop() is False
+
+
+def test_cli_daemon_status_start_stop(daemon_root: Path) -> None:
+    assert run_cli("daemon", "status", "--root", str(daemon_root), "--json").json["running"] is False
+    started = run_cli("daemon", "start", "--root", str(daemon_root))
+    assert started.returncode == 0 and "running (pid" in started.stdout
+    assert run_cli("daemon", "status", "--root", str(daemon_root), "--json").json["running"] is True
+    stopped = run_cli("daemon", "stop", "--root", str(daemon_root))
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+
+
+def test_edit_checks_never_start_a_server(tmp_path: Path) -> None:
+    from agent.registry import load_all_tools
+    from agent.semantic.sessions import running_sessions
+    from agent.toolcontext import ToolContext
+
+    with ToolContext.create(tmp_path, settings=Settings()) as ctx:
+        r = load_all_tools().call(ctx, "write_file", file_path="m.py", content="x = undefined_name\n")
+        assert r.success, r.error
+        assert "diagnostics" not in r.data and not running_sessions(ctx)
+        assert "diagnostics the edit introduced" not in r.output
+
+
+def test_servers_install_reports_the_pip_installed_server() -> None:
+    r = run_cli("servers", "install", "basedpyright", "--json")
+    assert r.returncode == 0, r.stderr
+    assert r.json["servers"]["basedpyright"].startswith("ok (")
+    bad = run_cli("servers", "install", "no-such-server")
+    assert bad.returncode == 1 and "unknown language server" in bad.stderr
