@@ -15,8 +15,8 @@ the server's encoding. Typical use::
     session.files_changed([path])               # after writing files
     pool.close_all()
 
-Additions to the contract (old names unchanged): `LspSession.pid`, `.restarts`, `.ready_after`,
-`.encoding`; errors `ProtocolViolation` (a ServerCrashed), `StaleFile` (an InvalidEdit) and
+Additions to the contract (old names unchanged): `LspSession.type_definition(path, pos)`,
+`.pid`, `.restarts`, `.ready_after`, `.hidden_files`, `.encoding`; `RequestTimeout.stuck`; errors `ProtocolViolation` (a ServerCrashed), `StaleFile` (an InvalidEdit) and
 `RequestFailed`; `SessionPool(servers=..., cache_dir=..., auto_install=..., settings=...,
 request_timeout=..., ready_timeout=..., start_timeout=...)`; `edits.validate_changes`.
 """

@@ -1,7 +1,7 @@
 """The protocol client: one language-server process, spoken to through pygls' LanguageClient.
 
-Everything here runs on one asyncio loop (`LoopThread`, a daemon thread) so that the synchronous
-facade in `session.py` can be called from any thread. What pygls leaves to us is done here:
+Everything here runs on the bridge's asyncio loop (`loop.LoopThread`, a daemon thread) so that the
+synchronous facade in `session.py` can be called from any thread. What pygls leaves to us is done here:
 the server is spawned in its own process group with PR_SET_PDEATHSIG (it dies with us), its stderr
 is drained into a bounded tail (a chatty server would otherwise block on a full pipe), frames are
 read with a size bound, requests the server sends are answered (`workspace/configuration`,
@@ -12,7 +12,6 @@ breaks the protocol every pending request fails at once with ServerCrashed.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import ctypes
 import ctypes.util
@@ -22,11 +21,10 @@ import logging
 import os
 import re
 import signal
-import threading
 from collections import deque
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
@@ -41,8 +39,8 @@ from lsp_bridge.errors import (
     ServerStartError,
 )
 from lsp_bridge.positions import Encoding
+from lsp_bridge.readiness import expect_enumeration
 
-T = TypeVar("T")
 
 # pygls warns about notifications it has no handler for; without this, Python's last-resort handler
 # would print them on the user's stderr. Applications that configure logging still see them.
@@ -67,56 +65,6 @@ def _die_with_parent() -> None:
     The spawning thread is the bridge's loop thread, which lives as long as the process."""
     if _libc_prctl is not None:
         _libc_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-class LoopThread:
-    """An asyncio event loop in a daemon thread; synchronous callers submit coroutines to it."""
-
-    def __init__(self, name: str = "lsp-bridge-loop") -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-    @property
-    def alive(self) -> bool:
-        return self._thread.is_alive() and not self.loop.is_closed()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-        """Run `coro` on the loop and wait for its result (TimeoutError after `timeout` seconds)."""
-        if threading.current_thread() is self._thread:
-            coro.close()
-            raise RuntimeError("LoopThread.run called from its own loop (would deadlock)")
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        try:
-            return future.result(timeout)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise
-
-    def close(self) -> None:
-        if self.loop.is_closed():
-            return
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=10)
-        if not self._thread.is_alive():
-            self.loop.close()
-
-
-_shared: tuple[int, LoopThread] | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_loop() -> LoopThread:
-    """The process-wide bridge loop (recreated in a forked child, where the thread does not exist)."""
-    global _shared
-    with _shared_lock:
-        if _shared is None or _shared[0] != os.getpid() or not _shared[1].alive:
-            _shared = (os.getpid(), LoopThread())
-        return _shared[1]
 
 
 SettingsLookup = Callable[[str | None], Any]
@@ -191,7 +139,7 @@ class BridgeClient(LanguageClient):
             self.log.append(params.message[:2000])
             match = _FOUND_FILES.search(params.message)
             if _RECONFIGURING.match(params.message):
-                self.found_files = None
+                expect_enumeration("pyright", self)
             elif match:
                 self.found_files = int(match.group(1)) if match.group(1) else 0
                 self.enumeration_due = None

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lsp_bridge.client import LoopThread, shared_loop
 from lsp_bridge.errors import BridgeError
+from lsp_bridge.loop import LoopThread, shared_loop
 from lsp_bridge.servers import DEFAULT_SERVERS, get_spec
 from lsp_bridge.session import LspSession
 

@@ -3,8 +3,10 @@
 pyright family: it enumerates the workspace's source files ("Found N source files" in its log) and
 then analyses them under a work-done progress; a request sent before the enumeration silently
 searches only the files it knows so far. Ready = the enumeration was logged and no progress runs.
-After files are created or deleted it enumerates again (debounced): until that new "Found N" (or
-ENUMERATION_GRACE seconds, for files outside its include set) the server is not ready.
+When it reloads its configuration, or files are created or deleted, it enumerates again (debounced):
+until the new "Found N" — or ENUMERATION_GRACE seconds, since a reload that changes nothing or a
+file outside its include set logs no new count — the server is not ready. (Waiting for the new count
+without that bound could wait forever.)
 TypeScript servers load a project when the first file of it is opened. typescript-language-server
 reports that load as a progress ("Initializing JS/TS language features") that starts a moment after
 the didOpen and answers references with the open file only until it ends: ready = a document is
@@ -19,18 +21,18 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from lsp_bridge.servers import Readiness
-
 if TYPE_CHECKING:
     from lsp_bridge.client import BridgeClient, SettingsLookup
+    from lsp_bridge.servers import Readiness
 
 
 ENUMERATION_GRACE = 10.0
 
 
 def expect_enumeration(rule: Readiness, client: BridgeClient) -> None:
-    """Files were created or deleted: a pyright-family server will enumerate the workspace again."""
-    if rule == "pyright":
+    """A pyright-family server will enumerate the workspace again (config reloaded, files created or
+    deleted): not ready until it says how many files it found, for at most ENUMERATION_GRACE s."""
+    if rule == "pyright" and client.found_files is not None:
         client.enumeration_due = time.monotonic() + ENUMERATION_GRACE
 
 

@@ -21,9 +21,9 @@ from typing import Any, TypeVar
 from lsprotocol import types as lsp
 
 from lsp_bridge import convert
-from lsp_bridge.client import BridgeClient, LoopThread, shared_loop
-from lsp_bridge.documents import DocumentStore, OpenDoc, read_file, stat_of
-from lsp_bridge.edits import SeenDoc, workspace_edit_to_file_edits
+from lsp_bridge.client import BridgeClient
+from lsp_bridge.documents import OpenDoc
+from lsp_bridge.edits import workspace_edit_to_file_edits
 from lsp_bridge.errors import (
     BridgeError,
     NotReady,
@@ -34,16 +34,15 @@ from lsp_bridge.errors import (
     ServerStartError,
     StaleFile,
 )
-from lsp_bridge.positions import TextLines
-from lsp_bridge.pyright_scope import hidden_by_config
-from lsp_bridge.readiness import describe, expect_enumeration, is_ready, settings_lookup
+from lsp_bridge.loop import LoopThread, shared_loop
+from lsp_bridge.readiness import describe, is_ready, settings_lookup
 from lsp_bridge.servers import ServerSpec, resolve_command
+from lsp_bridge.sync import DocumentSync
 from lsp_bridge.types import Diagnostic, FileEdits, FileLocation, Position, Range
 from lsp_bridge.uris import path_to_uri
 from lsp_bridge.wire import client_capabilities
 
 T = TypeVar("T")
-MAX_HIDDEN_OPEN = 2000  # files hidden by a pyright config that are opened to keep them in scope
 
 
 class LspSession:
@@ -63,16 +62,14 @@ class LspSession:
         self.restarts = 0
         self.started_at: float | None = None
         self.ready_after: float | None = None  # seconds from start to ready, once measured
-        self.hidden_files = 0  # files the project's pyright config hides (opened, up to a bound)
         self._loop = loop or shared_loop()
         self._command = list(command) if command is not None else None
         self._cache_dir = cache_dir
         self._auto_install = auto_install
         self._settings = settings_lookup(spec.settings, settings or {})
         self._env = env
-        self._max_files = max_files
         self._client: BridgeClient | None = None
-        self._docs = DocumentStore()
+        self._files = DocumentSync(self.root, spec, max_files=max_files)
         self._start_lock: asyncio.Lock | None = None
         self._starts = 0
 
@@ -84,6 +81,11 @@ class LspSession:
         return client.pid if client is not None and client.running else None
 
     @property
+    def hidden_files(self) -> int:
+        """Files the project's pyright config hides from the server (opened to keep them in scope)."""
+        return self._files.hidden_files
+
+    @property
     def encoding(self) -> str:
         return self._client.encoding if self._client is not None else "utf-16"
 
@@ -91,18 +93,18 @@ class LspSession:
         """Start the server if needed and wait up to `timeout` s until it has indexed the workspace."""
         async def run() -> bool:
             client = await self._ensure_client()
-            await self._refresh(client)
-            if not self._docs.open and self.spec.readiness in ("tsserver", "typescript-native"):
+            await self._files.refresh(client)
+            if not self._files.open_docs and self.spec.readiness in ("tsserver", "typescript-native"):
                 # TypeScript servers load a project only once one of its files is open.
-                first = next(iter(sorted(self._docs.snapshot)), None)
+                first = next(iter(self._files.known_files), None)
                 if first is not None:
-                    await self._sync(client, first)
+                    await self._files.sync(client, first)
             return await self._wait_ready(client, timeout)
         return self._run(run(), timeout + self.start_timeout + 30)
 
     def sync(self, path: Path) -> None:
         """Tell the server the file's current disk content (didOpen / didChange as needed)."""
-        self._call(lambda client: self._sync(client, self._abs(path)))
+        self._call(lambda client: self._files.sync(client, self._abs(path)))
 
     def files_changed(self, paths: Iterable[Path]) -> None:
         """Files were created, changed or deleted on disk: tell the server (didChangeWatchedFiles) and
@@ -110,7 +112,7 @@ class LspSession:
         targets = [self._abs(p) for p in paths]
         if self._client is None or not self._client.running:
             return
-        self._run(self._files_changed(self._client, targets), self.request_timeout + 10)
+        self._run(self._files.files_changed(self._client, targets), self.request_timeout + 10)
 
     def definition(self, path: Path, pos: Position) -> list[FileLocation]:
         return self._locations(lsp.TEXT_DOCUMENT_DEFINITION, path, pos, lsp.DefinitionParams)
@@ -118,17 +120,21 @@ class LspSession:
     def implementation(self, path: Path, pos: Position) -> list[FileLocation]:
         return self._locations(lsp.TEXT_DOCUMENT_IMPLEMENTATION, path, pos, lsp.ImplementationParams)
 
+    def type_definition(self, path: Path, pos: Position) -> list[FileLocation]:
+        """Where the type of the expression at `pos` is defined."""
+        return self._locations(lsp.TEXT_DOCUMENT_TYPE_DEFINITION, path, pos, lsp.TypeDefinitionParams)
+
     def references(self, path: Path, pos: Position, include_declaration: bool = True) -> list[FileLocation]:
         target = self._abs(path)
 
         async def op(client: BridgeClient) -> list[FileLocation]:
-            doc = await self._prepare(client, target)
+            doc = await self._prepare(client, target, pos)
             params = lsp.ReferenceParams(
                 text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
                 position=doc.lines.to_server(pos, client.encoding),
                 context=lsp.ReferenceContext(include_declaration=include_declaration))
             result = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, self.request_timeout)
-            return convert.locations(result, self._lines_checked, client.encoding)
+            return convert.locations(result, self._files.lines_checked, client.encoding)
         return self._call(op)
 
     def prepare_rename(self, path: Path, pos: Position) -> Range:
@@ -137,7 +143,7 @@ class LspSession:
         target = self._abs(path)
 
         async def op(client: BridgeClient) -> Range:
-            doc = await self._prepare(client, target)
+            doc = await self._prepare(client, target, pos)
             return await self._prepare_rename(client, doc, pos)
         return self._call(op)
 
@@ -147,7 +153,7 @@ class LspSession:
         target = self._abs(path)
 
         async def op(client: BridgeClient) -> list[FileEdits]:
-            doc = await self._prepare(client, target)
+            doc = await self._prepare(client, target, pos)
             await self._prepare_rename(client, doc, pos)
             params = lsp.RenameParams(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
                                       position=doc.lines.to_server(pos, client.encoding), new_name=new_name)
@@ -157,7 +163,7 @@ class LspSession:
                 raise RenameRefused(str(exc)) from exc
             if result is None:
                 raise RenameRefused(f"{self.spec.name} returned no edit for a rename at {target}:{pos}")
-            return workspace_edit_to_file_edits(result, read=self._seen, encoding=client.encoding)
+            return workspace_edit_to_file_edits(result, read=self._files.seen, encoding=client.encoding)
         return self._call(op)
 
     def diagnostics(self, path: Path) -> list[Diagnostic]:
@@ -203,7 +209,7 @@ class LspSession:
             client = await self._ensure_client()
             # The disk scan runs alongside the request (~25 ms for 3,000 files); when it finds changes
             # the server was not told about, they are announced and the request is repeated.
-            scan = asyncio.create_task(asyncio.to_thread(self._docs.scan))
+            scan = asyncio.create_task(self._files.scan())
             try:
                 result = await op(client)
             except StaleFile:
@@ -236,9 +242,9 @@ class LspSession:
         except Exception:
             return False
         if client.failure is not None:
-            self._docs.apply_scan(found)
+            self._files.forget_scan(found)
             return False
-        return await self._apply_scan(client, found)
+        return await self._files.apply_scan(client, found)
 
     def _lock(self) -> asyncio.Lock:
         if self._start_lock is None:
@@ -286,20 +292,8 @@ class LspSession:
         except BridgeError as exc:
             await client.close(timeout=1)
             raise ServerStartError(f"{self.spec.name} did not initialize: {exc}{client.stderr_summary()}") from exc
-        self._docs = DocumentStore()
-        await asyncio.to_thread(self._docs.take_snapshot, self.root, self.spec.language_ids, self._max_files)
-        if self.spec.readiness == "pyright":
-            await self._open_hidden(client)
+        await self._files.reset(client)
         return client
-
-    async def _open_hidden(self, client: BridgeClient) -> None:
-        """Open the files the project's pyright config hides, so references and rename see them."""
-        hidden = await asyncio.to_thread(hidden_by_config, self.root, sorted(self._docs.snapshot))
-        self.hidden_files = len(hidden)
-        for path in hidden[:MAX_HIDDEN_OPEN]:
-            self._docs.pinned.add(path)
-            with contextlib.suppress(BridgeError):
-                await self._sync(client, path)
 
     async def _discard(self, client: BridgeClient) -> None:
         client.kill()
@@ -318,7 +312,7 @@ class LspSession:
         while True:
             if client.failure is not None:
                 raise client.failure
-            if is_ready(self.spec.readiness, client, opened=bool(self._docs.open)):
+            if is_ready(self.spec.readiness, client, opened=bool(self._files.open_docs)):
                 if self.ready_after is None and self.started_at is not None:
                     self.ready_after = time.monotonic() - self.started_at
                 return True
@@ -327,115 +321,28 @@ class LspSession:
                 return False
             await client.wait_change(min(remaining, 0.25))
 
-    async def _prepare(self, client: BridgeClient, path: Path) -> OpenDoc:
+    async def _prepare(self, client: BridgeClient, path: Path, pos: Position | None = None) -> OpenDoc:
         """Sync `path`, then wait for readiness: the document the request is about is open, and the
         server has seen the whole workspace."""
-        doc = await self._sync(client, path)
+        doc = await self._files.sync(client, path)
+        if pos is not None and (pos.line < 0 or pos.character < 0 or pos.line >= len(doc.lines.lines)
+                                or pos.character > len(doc.lines.line(pos.line))):
+            raise BridgeError(f"{path}: position {pos.line}:{pos.character} (0-based) is outside the file "
+                              f"({len(doc.lines.lines)} lines)")
         if not await self._wait_ready(client, self.ready_timeout):
             raise NotReady(f"{self.spec.name} was still indexing {self.root} after {self.ready_timeout:g} s "
                            f"(its answers would be partial); {describe(self.spec.readiness, client)}")
         return doc
 
-    async def _sync(self, client: BridgeClient, path: Path) -> OpenDoc:
-        disk = await asyncio.to_thread(read_file, path)
-        if disk is None:
-            raise BridgeError(f"not a readable file: {path}")
-        language_id = self.spec.language_id(path)
-        if language_id is None:
-            raise BridgeError(f"{self.spec.name} does not handle {path.suffix or 'suffix-less'} files: {path}")
-        uri = path_to_uri(path)
-        doc = self._docs.open.get(path)
-        if doc is None:
-            doc = OpenDoc(path, language_id, 1, disk.hash, disk.lines, disk.stat,
-                          diag_seq=client.diagnostic_seq.get(uri, 0))
-            client.notify(lsp.TEXT_DOCUMENT_DID_OPEN, lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
-                uri=uri, language_id=language_id, version=1, text=disk.lines.text)))
-            self._docs.open[path] = doc
-        elif doc.hash != disk.hash:
-            doc.version += 1
-            doc.hash, doc.lines, doc.stat = disk.hash, disk.lines, disk.stat
-            doc.diag_seq = client.diagnostic_seq.get(uri, 0)
-            client.notify(lsp.TEXT_DOCUMENT_DID_CHANGE, lsp.DidChangeTextDocumentParams(
-                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=doc.version),
-                content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=disk.lines.text)]))
-        doc.stat = disk.stat
-        self._docs.note(path, disk.stat)
-        self._docs.touch(path)
-        for old in self._docs.to_close():
-            self._docs.open.pop(old, None)
-            client.notify(lsp.TEXT_DOCUMENT_DID_CLOSE, lsp.DidCloseTextDocumentParams(
-                text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(old))))
-        return doc
-
-    async def _refresh(self, client: BridgeClient) -> None:
-        """Tell the server about files that changed on disk since it last saw them."""
-        await self._apply_scan(client, await asyncio.to_thread(self._docs.scan))
-
-    async def _apply_scan(self, client: BridgeClient, found: dict[Path, Any]) -> bool:
-        changed, deleted = self._docs.apply_scan(found)
-        await self._announce(client, [(p, lsp.FileChangeType.Changed) for p in changed]
-                             + [(p, lsp.FileChangeType.Deleted) for p in deleted])
-        return bool(changed or deleted)
-
-    async def _files_changed(self, client: BridgeClient, paths: list[Path]) -> None:
-        events = []
-        for path in paths:
-            before, now = self._docs.snapshot.get(path), stat_of(path)
-            if now is None:
-                events.append((path, lsp.FileChangeType.Deleted))
-            elif before is None and path not in self._docs.open:
-                events.append((path, lsp.FileChangeType.Created))
-            else:
-                events.append((path, lsp.FileChangeType.Changed))
-            if self.spec.language_id(path) is not None or now is None:
-                self._docs.note(path, now)
-        await self._announce(client, events)
-
-    async def _announce(self, client: BridgeClient, events: list[tuple[Path, lsp.FileChangeType]]) -> None:
-        if not events:
-            return
-        client.notify(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, lsp.DidChangeWatchedFilesParams(
-            changes=[lsp.FileEvent(uri=path_to_uri(p), type=kind) for p, kind in events]))
-        if any(kind != lsp.FileChangeType.Changed and self.spec.language_id(p) for p, kind in events):
-            expect_enumeration(self.spec.readiness, client)
-        for path, kind in events:
-            if path not in self._docs.open:
-                continue
-            if kind == lsp.FileChangeType.Deleted:
-                self._docs.open.pop(path)
-                client.notify(lsp.TEXT_DOCUMENT_DID_CLOSE, lsp.DidCloseTextDocumentParams(
-                    text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(path))))
-            else:
-                await self._sync(client, path)
-
-    def _lines_checked(self, path: Path) -> TextLines | None:
-        """The text a server answer about `path` refers to; StaleFile if it changed meanwhile."""
-        seen = self._seen(path)
-        return seen.lines if seen is not None else None
-
-    def _seen(self, path: Path) -> SeenDoc | None:
-        doc = self._docs.open.get(path)
-        disk = read_file(path)
-        if doc is not None:
-            if disk is None or disk.hash != doc.hash:
-                raise StaleFile(f"{path} changed on disk while {self.spec.name} was answering")
-            return SeenDoc(doc.lines, doc.hash, doc.version)
-        if disk is None:
-            return None
-        known = self._docs.snapshot.get(path)
-        if known is not None and known != disk.stat:
-            raise StaleFile(f"{path} changed on disk while {self.spec.name} was answering")
-        return SeenDoc(disk.lines, disk.hash, None)
-
     def _locations(self, method: str, path: Path, pos: Position, params_type: Any) -> list[FileLocation]:
         target = self._abs(path)
 
         async def op(client: BridgeClient) -> list[FileLocation]:
-            doc = await self._prepare(client, target)
+            doc = await self._prepare(client, target, pos)
             params = params_type(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
                                  position=doc.lines.to_server(pos, client.encoding))
             result = await client.request(method, params, self.request_timeout)
-            return convert.locations(result, self._lines_checked, client.encoding)
+            return convert.locations(result, self._files.lines_checked, client.encoding)
         return self._call(op)
 
     async def _prepare_rename(self, client: BridgeClient, doc: OpenDoc, pos: Position) -> Range:

@@ -30,6 +30,7 @@ def client_capabilities() -> lsp.ClientCapabilities:
             synchronization=lsp.TextDocumentSyncClientCapabilities(dynamic_registration=True),
             definition=lsp.DefinitionClientCapabilities(link_support=True),
             implementation=lsp.ImplementationClientCapabilities(link_support=True),
+            type_definition=lsp.TypeDefinitionClientCapabilities(link_support=True),
             references=lsp.ReferenceClientCapabilities(),
             rename=lsp.RenameClientCapabilities(prepare_support=True),
             publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(version_support=True),

@@ -2,8 +2,9 @@
 `__all__`/`__slots__`, attribute-name strings, keyword arguments), every edit with its reason,
 and a review list of occurrences no rule confirmed. See engine.py."""
 
-from .engine import RenameLimits, plan_rename
+from .engine import RenameLimits, complete_references, plan_rename
 from .model import REASONS, RenamePlan, ReviewItem, SiteEdit
 from .render import render_plan
 
-__all__ = ["REASONS", "RenameLimits", "RenamePlan", "ReviewItem", "SiteEdit", "plan_rename", "render_plan"]
+__all__ = ["REASONS", "RenameLimits", "RenamePlan", "ReviewItem", "SiteEdit", "complete_references", "plan_rename",
+           "render_plan"]

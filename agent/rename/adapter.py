@@ -7,13 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from lsprotocol import types as lsp
+from typing import TYPE_CHECKING
 
 from lsp_bridge import LspSession
 from lsp_bridge.errors import BridgeError, InvalidEdit, NotReady, RenameRefused, StaleFile
-from lsp_bridge.types import FileLocation, Position
 
 from ..errors import StaleFileError, ToolFailure
 from ..toolcontext import ToolContext
@@ -35,7 +32,7 @@ def engine_plan(ctx: ToolContext, session: LspSession, target: Target, new_name:
     from ..semantic.target import display_path
 
     try:
-        found = plan_rename(semantic_server(session), ctx.workspace, target.real, target.pos, new_name)
+        found = plan_rename(session, ctx.workspace, target.real, target.pos, new_name)
     except RenameRefused as exc:
         raise ToolFailure(f"the language server refuses to rename {target.name!r} at {target.location}: {exc}") from exc
     except NotReady as exc:
@@ -63,28 +60,6 @@ def engine_plan(ctx: ToolContext, session: LspSession, target: Target, new_name:
         raise ToolFailure(f"the language server returned no edits for renaming {target.name!r} at {target.location}")
     plan.notes.extend(explain(found, lambda p: display_path(ctx, p)))
     return plan
-
-
-class _TypeDefinitionSession:
-    """The session plus `type_definition` while lsp_bridge's LspSession has no public one.
-    TODO(lsp_bridge): drop this once LspSession.type_definition exists (same shape as definition)."""
-
-    def __init__(self, session: LspSession):
-        self._session = session
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session, name)
-
-    def type_definition(self, path: Path, pos: Position) -> list[FileLocation]:
-        return self._session._locations(  # noqa: SLF001 - see the class docstring
-            lsp.TEXT_DOCUMENT_TYPE_DEFINITION, path, pos, lsp.TypeDefinitionParams)
-
-
-def semantic_server(session: LspSession) -> Any:
-    """`session` with `type_definition` (the engine's receiver checks need it)."""
-    if hasattr(session, "type_definition") or not hasattr(session, "_locations"):
-        return session
-    return _TypeDefinitionSession(session)
 
 
 def explain(found: EnginePlan, show: Callable[[Path], str]) -> list[str]:

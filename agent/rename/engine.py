@@ -20,7 +20,7 @@ from pathlib import Path
 import tree_sitter as ts
 
 from lsp_bridge.errors import BridgeError, RenameRefused
-from lsp_bridge.types import FileEdits, FileLocation, Position, Range
+from lsp_bridge.types import FileEdits, FileLocation, Position, Range, TextChange
 
 from ..errors import ToolFailure
 from ..syntax import language_for, local_occurrences
@@ -28,10 +28,19 @@ from ..workspace import Workspace
 from .collect import Collector
 from .common_names import common_member_names
 from .ecma import fix_shorthands
+from .embedded import embedded_sites
 from .hierarchy import ClassRef, Hierarchy, class_ref
 from .model import RenamePlan
 from .passes import all_entries, class_strings, label_keyword_arguments, label_name_lists, receiver_types
-from .pysource import Declared, PySource, class_body_members, classes, classify, text_of
+from .pysource import (
+    Declared,
+    PySource,
+    class_body_members,
+    classes,
+    classify,
+    module_level_binding,
+    text_of,
+)
 from .review import review_items
 from .scope import outside_checker_scope
 from .server import SemanticServer, Sources, TypeDefinitionServer
@@ -74,18 +83,35 @@ def plan_rename(server: SemanticServer, ws: Workspace, path: Path, pos: Position
     coll = Collector(new_name)
     started = time.monotonic()
     review_only: Path | None = None
+    embedded: list[tuple[Path, Position]] = []
     if language == "python":
         runner = _PythonRename(server, sources, plan, coll, limits)
         runner.run(real, pos, initial)
-        review_only = runner.review_only
+        review_only, embedded = runner.review_only, runner.embedded_review
     else:
-        answer = initial if initial is not None else server.rename(real, pos, new_name)
-        _refuse_outside(sources, answer, old)
+        if new_name == old:  # references mode
+            answer = _references_as_edits(server, real, pos, old)
+        else:
+            answer = initial if initial is not None else server.rename(real, pos, new_name)
+            _refuse_outside(sources, answer, old)
         coll.add_file_edits(answer, "lsp")
-        fix_shorthands(sources, coll, real, pos, old, new_name)
-    _finish(plan, coll, sources, limits, review_only)
+        if new_name != old:
+            fix_shorthands(sources, coll, real, pos, old, new_name)
+    _finish(plan, coll, sources, limits, review_only, embedded)
     plan.notes.append(f"planned in {time.monotonic() - started:.2f} s")
     return plan
+
+
+def complete_references(server: SemanticServer, ws: Workspace, path: Path, pos: Position, *,
+                        limits: RenameLimits | None = None) -> RenamePlan:
+    """Every reference to the symbol at `pos` that a rename would change, each with its reason
+    (`lsp` = the server's own references), plus the review list: `find_references`, completed.
+    Nothing in the returned plan changes text (each edit's new_text is the current name)."""
+    text = ws.read(ws.resolve(path)).text
+    old = _identifier_at(text, pos)
+    if old is None:
+        raise ToolFailure(f"{ws.rel(path)}:{pos.line + 1}:{pos.character + 1}: no identifier there")
+    return plan_rename(server, ws, path, pos, old, limits=limits)
 
 
 def _identifier_at(text: str, pos: Position) -> str | None:
@@ -103,6 +129,13 @@ def _identifier_at(text: str, pos: Position) -> str | None:
     return line[start:end] or None
 
 
+def _references_as_edits(server: SemanticServer, path: Path, pos: Position, name: str) -> list[FileEdits]:
+    by_file: dict[Path, list[TextChange]] = {}
+    for loc in server.references(path, pos, True):
+        by_file.setdefault(loc.path, []).append(TextChange(loc.range, name))
+    return [FileEdits(path=p, changes=changes) for p, changes in by_file.items()]
+
+
 def _refuse_outside(sources: Sources, answer: list[FileEdits], old: str) -> None:
     """A server answer touching files outside the workspace means the symbol is library code."""
     outside = sorted({str(fe.path) for fe in answer if not sources.in_workspace(fe.path)})
@@ -113,7 +146,7 @@ def _refuse_outside(sources: Sources, answer: list[FileEdits], old: str) -> None
 
 
 def _finish(plan: RenamePlan, coll: Collector, sources: Sources, limits: RenameLimits,
-            review_only: Path | None) -> None:
+            review_only: Path | None, embedded: list[tuple[Path, Position]]) -> None:
     dropped = coll.drop(lambda e: sources.in_workspace(e.path))
     if dropped:
         files = sorted({str(e.path) for e in dropped})
@@ -131,7 +164,7 @@ def _finish(plan: RenamePlan, coll: Collector, sources: Sources, limits: RenameL
         if entry is not None:
             plan.seen_hashes.setdefault(path, entry[1])
     plan.review, plan.review_total = review_items(sources, coll, plan.old_name, plan.language,
-                                                  limit=limits.review_items, only=review_only)
+                                                  limit=limits.review_items, only=review_only, embedded=embedded)
     if sources.truncated:
         plan.notes.append(f"the workspace has more than {limits.max_files} source files; only the first "
                           f"{limits.max_files} were scanned for completions and review")
@@ -152,6 +185,9 @@ class _PythonRename:
         self.seeded: set[tuple[Path, Position]] = set()
         self.seed_requests = 0
         self.review_only: Path | None = None  # a local name: other files cannot refer to it
+        self.references_only = plan.new_name == plan.old_name
+        self.embedded_review: list[tuple[Path, Position]] = []
+        self.family_refs: set[ClassRef] = set()  # classes declaring the renamed member
 
     # ------------------------------------------------------------------ flow
     def run(self, path: Path, pos: Position, initial: list[FileEdits] | None) -> None:
@@ -163,7 +199,7 @@ class _PythonRename:
         refused: RenameRefused | None = None
         primary: list[FileEdits] = []
         try:
-            primary = initial if initial is not None else self.server.rename(path, pos, self.new)
+            primary = initial if initial is not None else self.answer(path, pos)
         except RenameRefused as exc:
             refused = exc
         if ident is None:  # not a Python identifier token (e.g. inside a string): the server decides
@@ -180,9 +216,17 @@ class _PythonRename:
             return
         if refused is not None:
             raise refused
-        _refuse_outside(self.sources, primary, self.name)
+        if not self.references_only:
+            _refuse_outside(self.sources, primary, self.name)
         self.coll.add_file_edits(primary, "lsp")
         self.complete(decl_src, decl)
+
+    def answer(self, path: Path, pos: Position) -> list[FileEdits]:
+        """The server's rename answer at `pos` (references mode: its references, as edits that
+        keep the name)."""
+        if not self.references_only:
+            return self.server.rename(path, pos, self.new)
+        return _references_as_edits(self.server, path, pos, self.new)
 
     def widen_scope(self) -> bool:
         """Open the files the project's checker config leaves out that mention the name."""
@@ -238,6 +282,7 @@ class _PythonRename:
                     "so the override relationship ends")
             for m_src, m_ident, m_cls in members:
                 owners.append((m_src, m_cls))
+                self.family_refs.add(class_ref(m_src, m_cls))
                 if (m_src.path, m_src.position(m_ident.start_point)) != (src.path, src.position(decl.node.start_point)):
                     self.seed(m_src, m_ident, "hierarchy")
             for m_src, m_ident, m_cls in members:
@@ -248,6 +293,7 @@ class _PythonRename:
                     for s_src, s_ident in self.stubs.counterparts(m_src, classify(cls_name)):
                         if s_ident.parent is not None:
                             owners.append((s_src, s_ident.parent))
+                            self.family_refs.add(class_ref(s_src, s_ident.parent))
             class_strings(owners, self.coll, self.name)
             self.receivers(owners)
         elif kind in MODULE_KINDS:
@@ -258,6 +304,9 @@ class _PythonRename:
         if kind in MODULE_KINDS or kind in ("import", "module_var"):
             all_entries(self.sources, self.coll, self.name)
         label_name_lists(self.sources, self.coll)
+        if kind not in ("local", "alias"):
+            derives = self.family_base if self.family_refs else None
+            self.embedded_review = embedded_sites(self.sources, self.coll, self.name, derives)
 
     def param(self, src: PySource, decl: Declared) -> None:
         func = decl.func_node
@@ -291,7 +340,7 @@ class _PythonRename:
             return
         self.seed_requests += 1
         try:
-            self.coll.add_file_edits(self.server.rename(src.path, pos, self.new), reason)
+            self.coll.add_file_edits(self.answer(src.path, pos), reason)
             return
         except RenameRefused:
             pass
@@ -334,6 +383,23 @@ class _PythonRename:
                                          untyped_ok=untyped_ok, limit=self.limits.receiver_checks)
         if checked >= self.limits.receiver_checks:
             self.plan.notes.append(f"checked the receivers of only the first {checked} unconfirmed `.{self.name}` accesses")
+
+    def family_base(self, src: PySource, base: str) -> bool:
+        """Does `base`, a name bound at module level in `src`, name a class of the member's family
+        (or a subclass of one)?"""
+        for ident in src.identifiers(base):
+            if not module_level_binding(ident):
+                continue
+            try:
+                locs = self.server.definition(src.path, src.position(ident.start_point))
+            except BridgeError:
+                continue
+            for loc in locs:
+                hit = self.hier.class_at(loc)
+                if hit is not None and (class_ref(*hit) in self.family_refs
+                                        or self.hier.derives(hit[0], hit[1], self.family_refs)):
+                    return True
+        return False
 
     def _declared_elsewhere(self, owners: set[tuple[Path, Position]]) -> bool:
         """Does a class outside the family (and its stubs) declare a member with this name?"""

@@ -23,6 +23,8 @@ REASONS: dict[str, str] = {
     "__slots__": "a __slots__ / __match_args__ entry of the class that owns the renamed attribute",
     "attr-string": "an attribute name as a string on the owning class (getattr/setattr/hasattr/"
     "delattr, object.__setattr__, __dict__ keys)",
+    "embedded-code": "a module-level name used through an import of its module in Python code held in a "
+    "string (a script run in a subprocess, code given to exec)",
     "shorthand": "a shorthand property `{ name }`: only the renamed half changes (`{ old: new }`)",
     "receiver-type": "an attribute access whose receiver the server types as the owning class",
     "untyped-receiver": "an attribute access on a receiver the server cannot type, for a member no other "
@@ -30,7 +32,7 @@ REASONS: dict[str, str] = {
 }
 
 Reason = str
-ReviewKind = Literal["code", "string"]
+ReviewKind = Literal["code", "string", "embedded"]
 
 
 @dataclass(frozen=True, slots=True)

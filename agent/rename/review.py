@@ -16,13 +16,19 @@ from .server import Sources
 
 
 def review_items(sources: Sources, coll: Collector, name: str, language: str, *,
-                 limit: int, only: Path | None = None) -> tuple[list[ReviewItem], int]:
-    """(the first `limit` items, how many there are in all); `only` limits the scan to one file."""
+                 limit: int, only: Path | None = None,
+                 embedded: list[tuple[Path, Position]] | None = None) -> tuple[list[ReviewItem], int]:
+    """(the first `limit` items, how many there are in all); `only` limits the scan to one file;
+    `embedded` are occurrences in code held in strings that no rule confirmed."""
     items: list[ReviewItem] = []
     total = 0
+    in_strings: dict[Path, list[tuple[int, int, ReviewKind]]] = {}
+    for path, pos in embedded or []:
+        in_strings.setdefault(path, []).append((pos.line, pos.character, "embedded"))
     for path in [only] if only is not None else sources.files_containing(name):
         found = _python_sites(sources, path, name) if language == "python" else _other_sites(
             sources, path, name, language_for(path) or language)
+        found = sorted(found + in_strings.get(path, []))
         for line, char, kind in found:
             if coll.covers(path, Position(line, char)):
                 continue

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..toolcontext import ToolContext
 from ..walk import iter_files
-from .target import server_language, syntax_language
+from .languages import server_language, syntax_language
 
 MAX_FILES = 20_000
 MAX_LISTED = 200

@@ -26,7 +26,7 @@ from ..config import Settings
 from ..registry import load_all_tools
 from ..toolcontext import ToolContext
 from .daemon_protocol import DaemonError, build_id, recv_message, send_message, settings_id
-from .sessions import notify_changed
+from .sessions import notify_changed, session_for
 from .watch import NewFileWatcher
 
 log = logging.getLogger("codeagent.daemon")
@@ -36,7 +36,7 @@ CLIENT_READ_TIMEOUT = 30.0
 
 
 class Daemon:
-    def __init__(self, root: Path, state: Path, settings: Settings):
+    def __init__(self, root: Path, state: Path, settings: Settings, *, warm: list[str] | None = None):
         self.root = root
         self.state = state
         self.settings = settings
@@ -44,6 +44,9 @@ class Daemon:
         self.build = build_id()
         self.settings_id = settings_id(settings)
         self.ctx = ToolContext.create(root, settings=settings)
+        for language in warm or []:
+            # Start the server the first request needs now: it indexes while the tools load.
+            threading.Thread(target=self._warm, args=(language,), daemon=True).start()
         self.registry = load_all_tools()
         # The bridge re-checks files it knows before each request; new files it learns from us.
         # The first listing takes a moment on a big tree: it runs while the daemon starts serving.
@@ -52,6 +55,12 @@ class Daemon:
         self._watcher_thread.start()
         self.stopping = False
         self.last_request = time.monotonic()
+
+    def _warm(self, language: str) -> None:
+        try:
+            session_for(self.ctx, language).ready(self.settings.lsp.ready_timeout)
+        except Exception as exc:  # the request that needs it reports the problem properly
+            log.warning("warming the %s server failed: %s", language, exc)
 
     def _start_watcher(self) -> None:
         self._watcher = NewFileWatcher(self.ctx.workspace.root)
@@ -145,13 +154,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="codeagent-daemon")
     parser.add_argument("--root", required=True)
     parser.add_argument("--state", required=True)
+    parser.add_argument("--warm", action="append", default=[], choices=["python", "typescript"],
+                        help="start this language's server right away")
     args = parser.parse_args(argv)
     state = Path(args.state)
     logging.basicConfig(filename=state / "daemon.log", filemode="w", level=logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log.setLevel(logging.INFO)  # our own lines only: pygls logs every message at INFO
     settings = Settings.model_validate_json((state / "settings.json").read_text(encoding="utf-8"))
-    daemon = Daemon(Path(args.root), state, settings)
+    daemon = Daemon(Path(args.root), state, settings, warm=args.warm)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         daemon.stopping = True

@@ -26,6 +26,7 @@ from .daemon_protocol import (
     settings_json,
     state_dir,
 )
+from .languages import server_language
 
 START_TIMEOUT = 30.0  # a cold Python import on a loaded machine can take several seconds
 CONNECT_TIMEOUT = 2.0
@@ -58,13 +59,15 @@ class DaemonClient:
 
     def call_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Run a tool in the daemon (starting it if needed); returns the ToolResult as a dict."""
-        self.ensure_running()
+        file_path = args.get("file_path")
+        language = server_language(file_path) if isinstance(file_path, str) else None
+        self.ensure_running(warm=language)
         lsp = self.settings.lsp
         timeout = lsp.ready_timeout + 4 * lsp.request_timeout + 60
         reply = self.request("tool", name=name, args=args, timeout=timeout)
         if reply.get("restart"):
             self._wait_gone()
-            self.ensure_running()
+            self.ensure_running(warm=language)
             reply = self.request("tool", name=name, args=args, timeout=timeout)
         if not reply.get("ok") or not isinstance(reply.get("result"), dict):
             raise DaemonError(str(reply.get("error") or "daemon gave no result"))
@@ -99,7 +102,8 @@ class DaemonClient:
         return True
 
     # --------------------------------------------------------------- startup
-    def ensure_running(self) -> None:
+    def ensure_running(self, warm: str | None = None) -> None:
+        """Make sure the daemon answers; a new one starts `warm`'s language server at once."""
         if self.ping() is not None:
             return
         lock_path = self.state / "start.lock"
@@ -107,7 +111,7 @@ class DaemonClient:
             _lock(lock, START_TIMEOUT)
             if self.ping() is not None:  # another CLI started it while we waited
                 return
-            self._spawn()
+            self._spawn(warm)
             deadline = time.monotonic() + START_TIMEOUT
             while time.monotonic() < deadline:
                 if self.ping() is not None:
@@ -119,12 +123,14 @@ class DaemonClient:
 
     _proc: subprocess.Popen[bytes] | None = None
 
-    def _spawn(self) -> None:
+    def _spawn(self, warm: str | None) -> None:
         settings_file = self.state / "settings.json"
         tmp = settings_file.with_suffix(".tmp")
         tmp.write_text(settings_json(self.settings), encoding="utf-8")
         os.replace(tmp, settings_file)
         cmd = [sys.executable, "-m", "agent.semantic.daemon", "--root", str(self.root), "--state", str(self.state)]
+        if warm:
+            cmd += ["--warm", warm]
         try:
             # Detached: own session (no terminal signals), no inherited pipes (a caller reading our
             # stdout to EOF must not wait for the daemon), cwd outside the workspace.

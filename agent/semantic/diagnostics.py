@@ -17,8 +17,8 @@ from lsp_bridge.errors import BridgeError
 
 from ..toolcontext import CheckOutcome, ToolContext
 from ..workspace import Applied
+from .languages import server_language
 from .sessions import notify_changed, running_sessions
-from .target import server_language
 
 SHOWN_SEVERITIES = ("error", "warning")
 MAX_DELTA_FILES = 20

@@ -14,31 +14,11 @@ from ..errors import ToolFailure
 from ..result import Location
 from ..toolcontext import ToolContext
 from ..workspace import TextDoc
+from .languages import server_language, syntax_language
 
-# Which language server serves a file; the TypeScript server also answers for JavaScript.
-_SERVER_LANGUAGE = {
-    ".py": "python", ".pyi": "python",
-    ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
-    ".js": "typescript", ".jsx": "typescript", ".mjs": "typescript", ".cjs": "typescript",
-}
-# The syntax layer's language names, for identifier rules and tree-sitter queries.
-_SYNTAX_LANGUAGE = {
-    ".py": "python", ".pyi": "python",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
-    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-}
 _IDENT_CHAR = re.compile(r"[\w$]")
 _IDENT_AT = re.compile(r"[\w$]+")
 MAX_CANDIDATES_SHOWN = 10
-
-
-def server_language(path: str | Path) -> str | None:
-    """"python" or "typescript" (the bridge's session languages), or None when no server applies."""
-    return _SERVER_LANGUAGE.get(Path(path).suffix.lower())
-
-
-def syntax_language(path: str | Path) -> str | None:
-    return _SYNTAX_LANGUAGE.get(Path(path).suffix.lower())
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..toolcontext import ToolContext
 from ..walk import iter_files
 from .filecache import file_cache
-from .target import server_language, syntax_language
+from .languages import server_language, syntax_language
 
 MAX_FILES = 5_000
 RG_TIMEOUT = 30.0

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from ..walk import ALWAYS_SKIPPED
+from .languages import SOURCE_SUFFIXES
 
-SOURCE_SUFFIXES = (".py", ".pyi", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 MAX_FOLDERS = 50_000
 RACY_NS = 2_000_000_000  # a folder changed this recently may change again within the same mtime tick
 

@@ -46,7 +46,7 @@ def module_segments(path: str) -> list[str]:
 
 
 def max_typos(name: str) -> int:
-    return 0 if len(name) <= 3 else 1 if len(name) <= 7 else 2
+    return 0 if len(name) <= 3 else 1 if len(name) <= 8 else 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -142,3 +142,19 @@ def test_pending_request_fails_at_once_when_the_server_is_killed(tmp_path: Path)
     thread.join()
     assert time.monotonic() - started < 60  # far below the 120 s request timeout
     assert len(killed) == 2 and session.restarts == 1
+
+
+def test_install_into_a_fresh_cache_then_start_from_it(tmp_path: Path) -> None:
+    """The npm route end to end: pinned install into a given cache folder, then the server runs."""
+    from lsp_bridge import install_servers
+
+    try:
+        result = install_servers(["tsgo"], cache_dir=tmp_path / "cache", timeout=300)
+    except ServerNotInstalled as exc:
+        if "reachable" in str(exc):
+            pytest.skip(f"npm registry unreachable: {exc}")
+        raise
+    assert "installed in" in result["tsc"]
+    command, folder = resolve_command(get_spec("tsc"), cache_dir=tmp_path / "cache", auto_install=False)
+    assert folder.is_relative_to(tmp_path / "cache") and Path(command[0]).is_file()
+    assert install_servers(["tsc"], cache_dir=tmp_path / "cache")["tsc"].startswith("already installed")

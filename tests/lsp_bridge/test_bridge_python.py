@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from bridgekit import applied, copy_fixture, pos_of, rel_lines
 
-from lsp_bridge import LspSession, Position, RenameRefused, SessionPool
+from lsp_bridge import BridgeError, LspSession, Position, RenameRefused, SessionPool, apply_changes
 
 
 def test_definition_across_files_from_a_line_with_emoji(py_session: LspSession, pyproj: Path) -> None:
@@ -58,6 +59,12 @@ def test_implementation_of_a_method(py_session: LspSession, pyproj: Path) -> Non
     tests = pyproj / "tests/test_shapes.py"
     locs = py_session.implementation(tests, pos_of(tests, "scale", "Circle(1.0).scale"))
     assert [rel_lines(pyproj, [loc])[0] for loc in locs] == [("shapes/geometry.py", 11)]
+
+
+def test_type_definition_of_an_instance(py_session: LspSession, pyproj: Path) -> None:
+    tests = pyproj / "tests/test_shapes.py"
+    [loc] = py_session.type_definition(tests, pos_of(tests, "circle", "assert circle.radius"))
+    assert rel_lines(pyproj, [loc]) == [("shapes/geometry.py", 7)]  # class Circle
 
 
 def test_prepare_rename_gives_the_symbol_range_or_refuses(py_session: LspSession, pyproj: Path) -> None:
@@ -201,3 +208,34 @@ def test_project_config_that_narrows_include_does_not_hide_files_from_rename(tmp
         assert root / "tests/test_shapes.py" in {e.path for e in edits}
     finally:
         pool.close_all()
+
+
+def test_concurrent_callers_from_many_threads(py_session: LspSession, pyproj: Path) -> None:
+    geometry = pyproj / "shapes/geometry.py"
+    at = pos_of(geometry, "area_of", "def area_of")
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(lambda _i: len(py_session.references(geometry, at)), range(12)))
+    assert results == [11] * 12
+
+
+def test_a_position_outside_the_file_is_a_clear_error(py_session: LspSession, pyproj: Path) -> None:
+    with pytest.raises(BridgeError, match="outside the file"):
+        py_session.references(pyproj / "shapes/geometry.py", Position(9999, 0))
+    with pytest.raises(BridgeError, match="outside the file"):
+        py_session.definition(pyproj / "shapes/geometry.py", Position(0, 500))
+
+
+def test_rename_after_an_unannounced_edit_uses_the_new_content(py_session: LspSession, pyproj: Path) -> None:
+    labels = pyproj / "shapes/labels.py"
+    original = labels.read_text(encoding="utf-8")
+    labels.write_text("# a line nobody announced\n" + original, encoding="utf-8")
+    try:
+        geometry = pyproj / "shapes/geometry.py"
+        edits = py_session.rename(geometry, pos_of(geometry, "area_of", "def area_of"), "compute_area")
+        [for_labels] = [e for e in edits if e.path == labels]
+        assert for_labels.seen_hash == hashlib.sha256(labels.read_bytes()).hexdigest()
+        assert sorted(c.range.start.line for c in for_labels.changes) == [3, 7, 11]
+        assert "compute_area(size, precision=3)" in apply_changes(labels.read_text(encoding="utf-8"),
+                                                                  for_labels.changes)
+    finally:
+        labels.write_text(original, encoding="utf-8")

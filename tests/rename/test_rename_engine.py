@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.rename import RenamePlan, plan_rename, render_plan
-from agent.rename.adapter import semantic_server
+from agent.rename import RenamePlan, complete_references, plan_rename, render_plan
 from agent.workspace import Workspace
 from lsp_bridge import Position, SessionPool, apply_changes
 
@@ -60,7 +59,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     shutil.copytree(FIXTURE, root)
     pool = SessionPool()
     try:
-        yield Project(root, semantic_server(pool.get(root, "python")))
+        yield Project(root, pool.get(root, "python"))
     finally:
         pool.close_all()
 
@@ -75,6 +74,7 @@ def test_function_with_stub_reexport_all_and_tests_outside_checker_include(proje
         ("shapes/__init__.py", 7, 32, "__all__"),
         ("shapes/aliases.py", 5, 19, "stub"),  # `area as compute_area`: the imported name only
         ("tests/test_shapes.py", 12, 19, "stub"),  # typed through the stub, outside pyright's include
+        ("tests/test_shapes.py", 39, 14, "embedded-code"),  # `import shapes` in a script run as a subprocess
     }
     files = project.result(plan)
     assert files["shapes/__init__.py"] == (
@@ -101,6 +101,8 @@ def test_method_family_and_unrelated_same_named_method(project: Project) -> None
         ("shapes/core.pyi", 6, 9, "stub"),
         ("shapes/circle.py", 5, 9, "hierarchy"),
         ("tests/test_shapes.py", 7, 9, "hierarchy"),  # an override in tests
+        ("tests/test_shapes.py", 52, 22, "hierarchy"),  # Square(1).scale(2): bound to the override
+        ("tests/test_shapes.py", 55, 13, "embedded-code"),  # an override in code kept in a string
     }
     files = project.result(plan)
     assert "shapes/image.py" not in files  # Image.scale is another method
@@ -118,7 +120,8 @@ def test_rename_from_an_override_renames_the_base_and_siblings(project: Project)
     plan = project.plan("shapes/circle.py", "def scale", 4, "resize")
     assert {s[:3] for s in project.sites(plan)} == {
         ("shapes/core.py", 15, 9), ("shapes/core.py", 19, 21), ("shapes/core.pyi", 6, 9),
-        ("shapes/circle.py", 5, 9), ("tests/test_shapes.py", 7, 9),
+        ("shapes/circle.py", 5, 9), ("tests/test_shapes.py", 7, 9), ("tests/test_shapes.py", 52, 22),
+        ("tests/test_shapes.py", 55, 13),
     }
     assert ("shapes/core.py", 15, 9, "hierarchy") in project.sites(plan)
 
@@ -183,14 +186,24 @@ def test_rename_from_a_use_site(project: Project) -> None:
         s[:3] for s in project.sites(project.plan("shapes/core.py", "def area", 4, "surface"))}
 
 
+def test_complete_references_are_the_rename_sites_without_changes(project: Project) -> None:
+    refs = complete_references(project.server, project.ws, project.root / "shapes/core.py",  # type: ignore[arg-type]
+                               project.pos("shapes/core.py", "def scale", 4))
+    rename = project.plan("shapes/core.py", "def scale", 4, "resize")
+    assert project.sites(refs) == project.sites(rename)
+    assert {e.new_text for e in refs.edits} == {"scale"}
+    assert project.review(refs) == project.review(rename)
+
+
 def test_render_lists_reasons_review_and_notes(project: Project) -> None:
     plan = project.plan("shapes/core.py", "def scale", 4, "resize")
     text = render_plan(plan, lambda p: p.relative_to(project.root).as_posix())
-    assert text.splitlines()[0] == "rename scale -> resize: 5 site(s) in 4 file(s) (hierarchy 2, lsp 2, stub 1)"
+    assert text.splitlines()[0] == (
+        "rename scale -> resize: 7 site(s) in 4 file(s) (embedded-code 1, hierarchy 3, lsp 2, stub 1)")
     assert "    7:9 [hierarchy] def scale(self, factor: float) -> \"Square\":" in text
     assert "  tests/test_shapes.py:30:40 [string] assert callable(getattr(Shape(1), \"scale\"))" in text
     data = plan.to_dict(lambda p: p.relative_to(project.root).as_posix())
-    assert data["reasons"] == {"hierarchy": 2, "lsp": 2, "stub": 1}
+    assert data["reasons"] == {"embedded-code": 1, "hierarchy": 3, "lsp": 2, "stub": 1}
     assert {"path": "shapes/circle.py", "line": 5, "column": 9, "end_line": 5, "end_column": 14,
             "new_text": "resize", "reason": "hierarchy"} in data["edits"]
     assert data["review_total"] == 4
