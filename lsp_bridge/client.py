@@ -41,7 +41,6 @@ from lsp_bridge.errors import (
 from lsp_bridge.positions import Encoding
 from lsp_bridge.readiness import expect_enumeration
 
-
 # pygls warns about notifications it has no handler for; without this, Python's last-resort handler
 # would print them on the user's stderr. Applications that configure logging still see them.
 logging.getLogger("pygls").addHandler(logging.NullHandler())

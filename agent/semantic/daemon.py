@@ -27,12 +27,13 @@ from ..registry import load_all_tools
 from ..toolcontext import ToolContext
 from .daemon_protocol import DaemonError, build_id, recv_message, send_message, settings_id
 from .sessions import notify_changed, session_for
-from .watch import NewFileWatcher
+from .textscan import SourceListing, source_listing
 
 log = logging.getLogger("codeagent.daemon")
 
 POLL_SECONDS = 2.0  # how often an idle daemon checks its workspace still exists
 CLIENT_READ_TIMEOUT = 30.0
+MAX_LOG_BYTES = 1 << 20  # the log is appended to across daemon lives and started afresh past this
 
 
 class Daemon:
@@ -49,10 +50,10 @@ class Daemon:
             threading.Thread(target=self._warm, args=(language,), daemon=True).start()
         self.registry = load_all_tools()
         # The bridge re-checks files it knows before each request; new files it learns from us.
-        # The first listing takes a moment on a big tree: it runs while the daemon starts serving.
-        self._watcher: NewFileWatcher | None = None
-        self._watcher_thread = threading.Thread(target=self._start_watcher, daemon=True)
-        self._watcher_thread.start()
+        # Listing and reading the tree takes a moment on a big one: it runs while the daemon serves.
+        self._listing: SourceListing | None = None
+        self._listing_thread = threading.Thread(target=self._start_listing, daemon=True)
+        self._listing_thread.start()
         self.stopping = False
         self.last_request = time.monotonic()
 
@@ -62,8 +63,10 @@ class Daemon:
         except Exception as exc:  # the request that needs it reports the problem properly
             log.warning("warming the %s server failed: %s", language, exc)
 
-    def _start_watcher(self) -> None:
-        self._watcher = NewFileWatcher(self.ctx.workspace.root)
+    def _start_listing(self) -> None:
+        listing = source_listing(self.ctx)
+        listing.prefetch()
+        self._listing = listing
 
     def serve(self, listener: socket.socket) -> None:
         while not self.stopping:
@@ -122,8 +125,8 @@ class Daemon:
             return {"ok": False, "error": "a tool request needs a name and an args object"}
         started = time.monotonic()
         try:
-            self._watcher_thread.join()
-            created_or_deleted = self._watcher.poll() if self._watcher is not None else []
+            self._listing_thread.join()
+            created_or_deleted = self._listing.poll() if self._listing is not None else []
             if created_or_deleted:
                 notify_changed(self.ctx, created_or_deleted)
             result = self.registry.call(self.ctx, name, args)
@@ -158,7 +161,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="start this language's server right away")
     args = parser.parse_args(argv)
     state = Path(args.state)
-    logging.basicConfig(filename=state / "daemon.log", filemode="w", level=logging.WARNING,
+    log_file = state / "daemon.log"
+    if log_file.exists() and log_file.stat().st_size > MAX_LOG_BYTES:
+        log_file.unlink()
+    logging.basicConfig(filename=log_file, filemode="a", level=logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log.setLevel(logging.INFO)  # our own lines only: pygls logs every message at INFO
     settings = Settings.model_validate_json((state / "settings.json").read_text(encoding="utf-8"))

@@ -1,7 +1,12 @@
-"""Fast textual search for one name across the workspace's source files: the candidate files
-(ripgrep, started in the background so it runs while the language server answers) and the
-identifier tokens with that name in code (the syntax layer), for "occurrences the server did not
-confirm" reports and the syntactic fallback."""
+"""Fast textual search for one name across the workspace's source files: the candidate files and
+the identifier tokens with that name in code (the syntax layer), for "occurrences the server did
+not confirm" reports and the syntactic fallback.
+
+Which files count is ripgrep's choice in every mode (its ignore rules: .gitignore, hidden files),
+so a daemon and an in-process call report the same. A one-shot session asks `rg -l` (started at
+once, so it runs while the language server answers); a long-lived session (the daemon) keeps a
+`SourceListing` — `rg --files`, redone only when folders change — and searches file texts it holds.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +22,11 @@ from ..toolcontext import ToolContext
 from ..walk import iter_files
 from .filecache import file_cache
 from .languages import server_language, syntax_language
+from .watch import NewFileWatcher
 
 MAX_FILES = 5_000
 RG_TIMEOUT = 30.0
+_LISTING = "semantic.listing"
 
 _FAMILY_GLOBS = {
     "python": ("*.py", "*.pyi"),
@@ -35,11 +42,69 @@ def _rg() -> str | None:
     return str(beside) if beside.exists() else None
 
 
+def _rg_command(rg: str, ctx: ToolContext, family: str) -> list[str]:
+    """The file selection both modes share."""
+    cmd = [rg, "--no-messages", "--no-config", "--max-filesize", f"{ctx.workspace.max_read_bytes}"]
+    for glob in _FAMILY_GLOBS[family]:
+        cmd += ["--glob", glob]
+    return [*cmd, "--glob", "!.codeagent"]
+
+
+def _rel_lines(out: bytes) -> list[str]:
+    rels = (os.path.normpath(p) for p in out.decode("utf-8", "surrogateescape").splitlines() if p)
+    return sorted(Path(p).as_posix() for p in rels)
+
+
 @dataclass(frozen=True, slots=True)
 class CodeHit:
     path: str  # workspace-relative
     line: int  # 0-based
     column: int  # 0-based characters
+
+
+class SourceListing:
+    """The workspace's source files (ripgrep's selection), kept for a long-lived session and
+    refreshed when a folder changes (files created, deleted or renamed)."""
+
+    def __init__(self, ctx: ToolContext):
+        self.ctx = ctx
+        self.watcher = NewFileWatcher(ctx.workspace.root)
+        self._files: dict[str, list[str]] = {}
+
+    def poll(self) -> list[Path]:
+        """Source files created or deleted since the last poll; the listing follows them."""
+        changed = self.watcher.poll()
+        if changed:
+            self._files.clear()
+        return changed
+
+    def files(self, family: str) -> list[str] | None:
+        """Workspace-relative paths of one family, or None when ripgrep is unavailable."""
+        if family not in self._files:
+            rg = _rg()
+            if rg is None or family not in _FAMILY_GLOBS:
+                return None
+            try:
+                proc = subprocess.run([*_rg_command(rg, self.ctx, family), "--files", "."], cwd=self.ctx.workspace.root,
+                                      capture_output=True, timeout=RG_TIMEOUT, check=False)
+            except (OSError, subprocess.TimeoutExpired):
+                return None
+            if proc.returncode not in (0, 1):
+                return None
+            self._files[family] = _rel_lines(proc.stdout)
+        return self._files[family]
+
+    def prefetch(self) -> None:
+        """Read every source file into the session's cache (the first search then costs nothing)."""
+        cache = file_cache(self.ctx)
+        for family in _FAMILY_GLOBS:
+            for rel in self.files(family) or []:
+                cache.text(rel)
+
+
+def source_listing(ctx: ToolContext) -> SourceListing:
+    """Create (or get) the session's listing; only long-lived sessions should."""
+    return ctx.service(_LISTING, lambda: SourceListing(ctx))
 
 
 class NameSearch:
@@ -51,13 +116,11 @@ class NameSearch:
         self.name = name
         self.family = family
         self._proc: subprocess.Popen[bytes] | None = None
+        self._listing = source_listing(ctx) if ctx.has_service(_LISTING) else None
         rg = _rg()
-        if rg is not None and family in _FAMILY_GLOBS:
-            cmd = [rg, "--files-with-matches", "--word-regexp", "--fixed-strings", "--no-messages",
-                   "--no-config", "--max-filesize", f"{ctx.workspace.max_read_bytes}"]
-            for glob in _FAMILY_GLOBS[family]:
-                cmd += ["--glob", glob]
-            cmd += ["--glob", "!.codeagent", "-e", name, "--", "."]
+        if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
+            cmd = [*_rg_command(rg, ctx, family), "--files-with-matches", "--word-regexp", "--fixed-strings",
+                   "-e", name, "--", "."]
             try:
                 self._proc = subprocess.Popen(cmd, cwd=ctx.workspace.root, stdout=subprocess.PIPE,
                                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
@@ -66,7 +129,12 @@ class NameSearch:
 
     def files(self) -> list[str]:
         """Workspace-relative paths, sorted (at most MAX_FILES)."""
-        root = self.ctx.workspace.root
+        if self._listing is not None:
+            listed = self._listing.files(self.family)
+            if listed is not None:
+                cache = file_cache(self.ctx)
+                # A substring is enough here: callers look for whole identifier tokens anyway.
+                return [rel for rel in listed if self.name in (cache.text(rel) or "")][:MAX_FILES]
         if self._proc is not None:
             try:
                 out, _ = self._proc.communicate(timeout=RG_TIMEOUT)
@@ -75,17 +143,19 @@ class NameSearch:
                 self._proc.communicate()
                 out = None
             if out is not None and self._proc.returncode in (0, 1):
-                rels = [os.path.normpath(p) for p in out.decode("utf-8", "surrogateescape").splitlines() if p]
-                return sorted(Path(p).as_posix() for p in rels)[:MAX_FILES]
+                return _rel_lines(out)[:MAX_FILES]
+        return self._walk()
+
+    def _walk(self) -> list[str]:
+        """Without ripgrep: the gitignore-aware walk (slower; the selection may differ slightly)."""
+        root = self.ctx.workspace.root
         found = []
         for path in iter_files(root, root):
             if server_language(path) != self.family:
                 continue
-            try:
-                if self.name in self.ctx.workspace.read(path).text:
-                    found.append(Path(path).resolve().relative_to(root).as_posix())
-            except Exception:
-                continue
+            rel = Path(path).resolve().relative_to(root).as_posix()
+            if self.name in (file_cache(self.ctx).text(rel) or ""):
+                found.append(rel)
             if len(found) >= MAX_FILES:
                 break
         return sorted(found)

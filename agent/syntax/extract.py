@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ..textcodec import decode
 from .languages import encode, error_nodes, language_for, parse_bytes
+from .search import normalize
 from .symbols import Entry, outline_entries
 
 _BOM = b"\xef\xbb\xbf"
@@ -30,6 +31,7 @@ class FileRecord:
     errors: int = 0
     skipped: str | None = None  # why the file was not parsed (too large, binary, unreadable)
     payload: str = "[]"  # the entries as JSON (cheap to pass between processes); "" once stored
+    names: tuple[str, ...] = ()  # the distinct normalized names of the entries (the store's lookup keys)
 
     def entries(self) -> list[Entry]:
         return decode_entries(self.payload)
@@ -90,7 +92,9 @@ def extract(abs_path: str, rel: str, max_bytes: int) -> FileRecord | None:
         return record
     tree = parse_bytes(source, language)
     record.errors = len(error_nodes(tree))
-    record.payload = encode_entries(outline_entries(tree, source, language))
+    entries = outline_entries(tree, source, language)
+    record.payload = encode_entries(entries)
+    record.names = tuple({normalize(e.name) for e in entries})
     return record
 
 

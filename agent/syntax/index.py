@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 RACY_NS = 2_000_000_000  # a file modified this close to its check may change again unseen by mtime
 PROGRESS_MIN_FILES = 200
 INDEX_FILE = Path("index") / "symbols.sqlite"
+MAX_LOADED_FILES = 20_000  # outlines kept in memory after a lookup read them
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,16 +85,17 @@ def _ensure_tool_dir(tool_dir: Path) -> None:
 class SymbolIndex:
     """Definitions of a whole workspace; `find` refreshes (cheaply: one stat per file) first."""
 
-    def __init__(self, root: Path, settings: SyntaxSettings | None = None, *, cache_path: Path | None = None):
+    def __init__(self, root: Path, settings: SyntaxSettings | None = None, *, cache_path: Path | None = None,
+                 lock_timeout: float = 10.0):
         self.root = Path(os.path.realpath(root))
         self.settings = settings or SyntaxSettings()
-        self.store = IndexStore(cache_path, fingerprint())
+        self.store = IndexStore(cache_path, fingerprint(), timeout=lock_timeout)
         self.last_refresh = RefreshStats(problem=self.store.problem)
         self._lock = threading.RLock()
         self._records: dict[str, FileRecord] = {r.path: r for r in self.store.load_keys()}
-        self._entries: dict[str, list[Entry]] | None = None
-        self._table: dict[str, list[tuple[str, Entry]]] | None = None
-        self._keys: list[str] = []
+        self._loaded: dict[str, list[Entry]] = {}  # outlines read from the store, by file
+        self._names: list[str] | None = None  # every distinct normalized name (for typo matching)
+        self._unsaved: dict[str, FileRecord] = {}  # parsed, but the store failed to keep them
 
     @classmethod
     def for_workspace(cls, workspace: Workspace, settings: SyntaxSettings | None = None) -> SymbolIndex:
@@ -152,19 +154,22 @@ class SymbolIndex:
                 if rel not in parsed and rel in self._records:
                     del self._records[rel]
                     gone.append(rel)
-            if self._entries is not None:
-                for rel in gone:
-                    self._entries.pop(rel, None)
+            for rel in gone:
+                self._loaded.pop(rel, None)
+                self._unsaved.pop(rel, None)
+            for rec in records:
+                self._loaded.pop(rec.path, None)
+            if self.store.save(records, gone):  # saved: the outlines can be read back from the store
                 for rec in records:
-                    self._entries[rec.path] = rec.entries()
-            if self.store.save(records, gone):  # saved: the symbols can be read back from the store
-                for rec in records:
+                    self._unsaved.pop(rec.path, None)
                     rec.payload = ""
+            else:
+                self._unsaved.update((rec.path, rec) for rec in records)
             if stats.verified:
                 self.store.touch([(now, rel) for _p, rel in racy if self._records.get(rel) and
                                   self._records[rel].checked_ns == now])
             if records or gone:
-                self._table = None
+                self._names = None
             stats.files = len(seen)
             stats.parsed = len(records)
             stats.removed = len(gone)
@@ -210,32 +215,31 @@ class SymbolIndex:
         return mode == "always" or sys.stderr.isatty()
 
     # ----------------------------------------------------------------- queries
-    def _all_entries(self) -> dict[str, list[Entry]]:
-        if self._entries is None:
-            entries = dict(self.store.load_entries())
-            for rel, rec in self._records.items():
-                if rel not in entries:  # parsed, but the store could not keep it
-                    entries[rel] = rec.entries()
-            for rel in list(entries):
-                if rel not in self._records:
-                    del entries[rel]
-            self._entries = entries
-        return self._entries
-
-    def _name_table(self) -> dict[str, list[tuple[str, Entry]]]:
-        if self._table is None:
-            table: dict[str, list[tuple[str, Entry]]] = {}
-            for rel, entries in self._all_entries().items():
-                for entry in entries:
-                    table.setdefault(normalize(entry.name), []).append((rel, entry))
-            self._table = table
-            self._keys = list(table)
-        return self._table
+    def _entries_of(self, rel: str) -> list[Entry]:
+        if rel in self._unsaved:
+            return self._unsaved[rel].entries()
+        if rel not in self._loaded:
+            if len(self._loaded) > MAX_LOADED_FILES:
+                self._loaded.clear()
+            self._loaded.update(self.store.load_entries([rel]))
+            self._loaded.setdefault(rel, [])
+        return self._loaded[rel]
 
     def file_entries(self, rel: str) -> list[Entry]:
         """The outline of one indexed file, flattened (parents first, `depth` says nesting)."""
         with self._lock:
-            return list(self._all_entries().get(rel, []))
+            return list(self._entries_of(rel)) if rel in self._records else []
+
+    def _candidates(self, norms: list[str], under: str) -> list[tuple[str, Entry]]:
+        """Every (file, entry) whose normalized name is one of `norms`, under a folder."""
+        wanted = set(norms)
+        paths = {p for found in self.store.paths_defining(norms).values() for p in found}
+        paths.update(rel for rel, rec in self._unsaved.items() if wanted.intersection(rec.names))
+        out: list[tuple[str, Entry]] = []
+        for rel in sorted(paths):
+            if rel in self._records and _inside(rel, under):
+                out.extend((rel, e) for e in self._entries_of(rel) if normalize(e.name) in wanted)
+        return out
 
     def files(self, under: str = "") -> list[str]:
         """Indexed files under a workspace-relative folder ("" for all), sorted."""
@@ -254,29 +258,27 @@ class SymbolIndex:
         if refresh:
             self.refresh()
         with self._lock:
-            table = self._name_table()
             name, qualifiers = segments[-1], segments[:-1]
 
-            def keep(rel: str, entry: Entry) -> bool:
-                return (kind is None or entry.kind == kind) and _inside(rel, under)
-
-            def scored(keys: list[str], quals: list[str], factor: float) -> list[Scored]:
+            def scored(found: list[tuple[str, Entry]], quals: list[str], factor: float) -> list[Scored]:
                 out = []
-                for key in keys:
-                    for rel, entry in table.get(key, ()):
-                        if keep(rel, entry):
-                            hit = score_entry(rel, entry, quals, name_score(name, entry.name) * factor)
-                            if hit is not None:
-                                out.append(hit)
+                for rel, entry in found:
+                    if kind is None or entry.kind == kind:
+                        hit = score_entry(rel, entry, quals, name_score(name, entry.name) * factor)
+                        if hit is not None:
+                            out.append(hit)
                 return out
 
-            keys = [normalize(name)]
-            hits = scored(keys, qualifiers, 1.0)
+            found = self._candidates([normalize(name)], under)
+            hits = scored(found, qualifiers, 1.0)
             if not hits and qualifiers:
-                hits = scored(keys, [], 0.5)
+                hits = scored(found, [], 0.5)
             if not hits:
-                keys = typo_candidates(name, self._keys)
-                hits = scored(keys, qualifiers, 1.0) or (scored(keys, [], 0.5) if qualifiers else [])
+                if self._names is None:
+                    self._names = sorted(set(self.store.all_names()).union(
+                        *(rec.names for rec in self._unsaved.values())))
+                found = self._candidates(typo_candidates(name, self._names), under)
+                hits = scored(found, qualifiers, 1.0) or (scored(found, [], 0.5) if qualifiers else [])
             hits.sort(key=lambda h: (-h.score, h.path, h.entry.name_line))
             return [_match(h, self._records[h.path].language) for h in hits[:limit]]
 
@@ -285,8 +287,9 @@ class SymbolIndex:
         with self._lock:
             self.store.save([], list(self._records))
             self._records.clear()
-            self._entries = None
-            self._table = None
+            self._loaded.clear()
+            self._unsaved.clear()
+            self._names = None
 
     def close(self) -> None:
         self.store.close()

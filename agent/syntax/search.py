@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 from rapidfuzz.distance import OSA
 from rapidfuzz.process import extract
 
-from .extract import Entry
+from .symbols import Entry
 
 _SPLIT = re.compile(r"::|[.#/:\\]")
 _MODULE_STEMS = frozenset({"__init__", "index", "mod"})

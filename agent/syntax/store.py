@@ -1,4 +1,5 @@
-"""The index's on-disk cache: one SQLite file, one row per source file.
+"""The index's on-disk cache: one SQLite file, one row per source file (its outline as JSON)
+and one row per (normalized name, file), so a lookup by name reads only the files that define it.
 
 A row holds the stat key (size, mtime, inode) and a digest of the bytes, so a later session
 re-parses exactly the files that changed. Rows written by other query files or grammar versions
@@ -17,22 +18,26 @@ from pathlib import Path
 from .extract import FileRecord, decode_entries
 from .symbols import Entry
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, digest TEXT,
     checked_ns INTEGER, language TEXT, errors INTEGER, skipped TEXT, entries TEXT
 );
+CREATE TABLE IF NOT EXISTS names (norm TEXT NOT NULL, path TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS names_by_norm ON names (norm);
+CREATE INDEX IF NOT EXISTS names_by_path ON names (path);
 """
 
 
 class IndexStore:
     """Rows of `FileRecord`s. `path` None (or an unusable file) keeps them in memory only."""
 
-    def __init__(self, path: Path | None, fingerprint: str):
+    def __init__(self, path: Path | None, fingerprint: str, *, timeout: float = 10.0):
         self.path = path
         self.problem: str | None = None
+        self.timeout = timeout  # seconds to wait for another process's write lock
         self._db = self._open(path, fingerprint)
 
     def _open(self, path: Path | None, fingerprint: str) -> sqlite3.Connection:
@@ -52,11 +57,10 @@ class IndexStore:
         self.path = None
         return self._connect(":memory:", fingerprint)
 
-    @staticmethod
-    def _connect(where: str, fingerprint: str) -> sqlite3.Connection:
+    def _connect(self, where: str, fingerprint: str) -> sqlite3.Connection:
         if where != ":memory:":
             Path(where).parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(where, timeout=10.0, check_same_thread=False, isolation_level=None)
+        db = sqlite3.connect(where, timeout=self.timeout, check_same_thread=False, isolation_level=None)
         try:
             if where != ":memory:":
                 db.execute("PRAGMA journal_mode=WAL")
@@ -67,6 +71,7 @@ class IndexStore:
             if row is None or row[0] != stamp:
                 db.execute("BEGIN IMMEDIATE")
                 db.execute("DELETE FROM files")
+                db.execute("DELETE FROM names")
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (stamp,))
                 db.execute("COMMIT")
         except BaseException:
@@ -92,6 +97,19 @@ class IndexStore:
         for path, raw in rows:
             yield path, decode_entries(raw)
 
+    def paths_defining(self, norms: Iterable[str]) -> dict[str, list[str]]:
+        """For each normalized name, the files that define a symbol with it."""
+        out: dict[str, list[str]] = {}
+        for chunk in _chunks(list(norms), 500):
+            rows = self._db.execute(
+                f"SELECT norm, path FROM names WHERE norm IN ({','.join('?' * len(chunk))})", chunk)
+            for norm, path in rows:
+                out.setdefault(norm, []).append(path)
+        return out
+
+    def all_names(self) -> list[str]:
+        return [row[0] for row in self._db.execute("SELECT DISTINCT norm FROM names")]
+
     def save(self, records: list[FileRecord], removed: Iterable[str]) -> bool:
         """Write changed rows and delete removed ones in one transaction; False if it failed."""
         gone = [(p,) for p in removed]
@@ -99,9 +117,12 @@ class IndexStore:
             return True
         rows = [(r.path, r.size, r.mtime_ns, r.inode, r.digest, r.checked_ns, r.language, r.errors, r.skipped,
                  r.payload) for r in records]
+        names = [(norm, r.path) for r in records for norm in r.names]
         try:
             self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany("DELETE FROM names WHERE path = ?", [(r.path,) for r in records] + gone)
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+            self._db.executemany("INSERT INTO names VALUES (?, ?)", names)
             self._db.executemany("DELETE FROM files WHERE path = ?", gone)
             self._db.execute("COMMIT")
         except sqlite3.Error as exc:

@@ -185,7 +185,7 @@ def test_edit_checks_never_start_a_server(tmp_path: Path) -> None:
     from agent.toolcontext import ToolContext
 
     with ToolContext.create(tmp_path, settings=Settings()) as ctx:
-        r = load_all_tools().call(ctx, "write_file", file_path="m.py", content="x = undefined_name\n")
+        r = load_all_tools().call(ctx, "write_file", {"file_path": "m.py", "content": "x = undefined_name\n"})
         assert r.success, r.error
         assert "diagnostics" not in r.data and not running_sessions(ctx)
         assert "diagnostics the edit introduced" not in r.output

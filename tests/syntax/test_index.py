@@ -249,6 +249,29 @@ def test_unwritable_cache_folder_keeps_the_index_in_memory(tree: Path) -> None:
     assert index.find("Model")
 
 
+def test_a_locked_cache_degrades_to_memory_without_losing_symbols(tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "locked.sqlite"
+    index = SymbolIndex(tree, SyntaxSettings(), cache_path=db, lock_timeout=0.2)
+    index.refresh()
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+    try:
+        (tree / "app" / "views.py").write_text(VIEWS.replace("render_page", "show_page"))
+        (tree / "app" / "extra.py").write_text("class Extra:\n    pass\n")
+        stats = index.refresh()
+        assert stats.parsed == 2 and stats.problem is not None and "could not write the index cache" in stats.problem
+        assert index.find("show_page")[0].path == "app/views.py"  # from memory
+        assert index.find("Extra")[0].path == "app/extra.py"
+        assert [m.name for m in index.find("render_page")] == ["renderPage"]  # the stale row is not believed
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    (tree / "app" / "extra.py").write_text("class Extra2:\n    pass\n")
+    bump_mtime(tree / "app" / "extra.py")
+    index.refresh()
+    assert index.find("Extra2") and index.find("show_page")
+
+
 def test_parallel_parsing_matches_sequential(tree: Path, tmp_path: Path) -> None:
     for i in range(12):
         (tree / "app" / f"gen_{i}.py").write_text(f"class Gen{i}:\n    def run_{i}(self):\n        pass\n")
