@@ -3,7 +3,9 @@
 `{ parent_ }` is both a property name and a variable. When the server's answer renames such a site
 to the bare new name (a server configured without prefix/suffix rename text does), the other half
 would silently change too and break the program: renaming the variable must give
-`{ parent_: parentScope }`, renaming the property `{ parentScope: parent_ }`.
+`{ parent_: parentScope }`, renaming the property `{ parentScope: parent_ }`. A destructuring
+`const { parent_ } = x` under a property rename is left alone: the server then renames the local
+binding and all its uses too, which is consistent.
 """
 
 from __future__ import annotations
@@ -43,8 +45,11 @@ def fix_shorthands(sources: Sources, coll: Collector, target: Path, pos: Positio
             continue
         text = sources.text(path)
         lang = language_for(path)
-        if text is None or lang is None or _node_type_at(text, lang, rng.start) not in SHORTHANDS:
+        kind = _node_type_at(text, lang, rng.start) if text is not None and lang is not None else None
+        if kind not in SHORTHANDS:
             continue
+        if renaming_property and kind == "shorthand_property_identifier_pattern":
+            continue  # `const {old} = x`: the server renames the local binding with it, consistently
         coll.rewrite(path, rng, f"{new}: {old}" if renaming_property else f"{old}: {new}", "shorthand")
         fixed += 1
     return fixed

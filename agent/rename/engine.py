@@ -31,7 +31,14 @@ from .ecma import fix_shorthands
 from .embedded import embedded_sites
 from .hierarchy import ClassRef, Hierarchy, class_ref
 from .model import RenamePlan
-from .passes import all_entries, class_strings, label_keyword_arguments, label_name_lists, receiver_types
+from .passes import (
+    all_entries,
+    class_strings,
+    copy_with_changes,
+    label_keyword_arguments,
+    label_name_lists,
+    receiver_types,
+)
 from .pysource import (
     Declared,
     PySource,
@@ -188,6 +195,7 @@ class _PythonRename:
         self.references_only = plan.new_name == plan.old_name
         self.embedded_review: list[tuple[Path, Position]] = []
         self.family_refs: set[ClassRef] = set()  # classes declaring the renamed member
+        self.decl_kind = ""
 
     # ------------------------------------------------------------------ flow
     def run(self, path: Path, pos: Position, initial: list[FileEdits] | None) -> None:
@@ -270,7 +278,7 @@ class _PythonRename:
         return src, classify(ident)
 
     def complete(self, src: PySource, decl: Declared) -> None:
-        kind = decl.kind
+        kind = self.decl_kind = decl.kind
         owners: list[tuple[PySource, ts.Node]] = []
         if kind in MEMBER_KINDS and decl.class_node is not None:
             family = self.hier.family(src, decl.class_node, self.name)
@@ -301,6 +309,7 @@ class _PythonRename:
                 self.seed(s_src, s_ident, "stub")
         elif kind == "param" and decl.func_node is not None and decl.func_node.type == "function_definition":
             self.param(src, decl)
+        label_keyword_arguments(self.sources, self.coll)
         if kind in MODULE_KINDS or kind in ("import", "module_var"):
             all_entries(self.sources, self.coll, self.name)
         label_name_lists(self.sources, self.coll)
@@ -325,7 +334,6 @@ class _PythonRename:
             ident = param_of(f_node, self.name)
             if ident is not None:
                 self.seed(f_src, ident, reason)
-        label_keyword_arguments(self.sources, self.coll)
 
     def seed(self, src: PySource, ident: ts.Node, reason: str) -> None:
         """Rename from another declaration of the same thing; its answer joins the plan."""
@@ -378,6 +386,9 @@ class _PythonRename:
             hit = self.hier.class_at(loc)  # a subclass of an owner reads the same attribute
             return hit is not None and self.hier.derives(hit[0], hit[1], refs)
 
+        if self.decl_kind in ("class_attr", "attribute"):
+            copy_with_changes(self.server, self.sources, self.coll, self.name, is_owner,
+                              limit=self.limits.receiver_checks)
         untyped_ok = self.name not in common_member_names() and not self._declared_elsewhere(classes)
         _added, checked = receiver_types(self.server, self.sources, self.coll, self.name, is_owner,
                                          untyped_ok=untyped_ok, limit=self.limits.receiver_checks)

@@ -132,20 +132,42 @@ class Hierarchy:
         members: dict[ClassRef, Member] = {}
         for ref, (s, c) in top.items():
             members[ref] = Member(s, c, class_body_members(c, name)[0] if class_body_members(c, name) else c)
+        related = self._related_names({class_name(c) for _s, c in top.values()})
         for path in self.sources.files_containing(name):
             cand_src = self.sources.parsed(path)
             if cand_src is None:
                 continue
             for cand in classes(cand_src.tree.root_node):
                 ref = class_ref(cand_src, cand)
-                if ref in members:
-                    continue
+                if ref in members or not any(text_of(b) in related for b in class_bases(cand)):
+                    continue  # no base could be in the family: not worth asking the server
                 decls = class_body_members(cand, name)
                 if decls and self.derives(cand_src, cand, set(top)):
                     members[ref] = Member(cand_src, cand, decls[0])
         first = class_ref(src, cls)
         family.members = [members[first], *(m for r, m in members.items() if r != first)]
         return family
+
+    def _related_names(self, names: set[str]) -> set[str]:
+        """Names of every class that may derive from one named in `names` (by name only, so a
+        superset: import aliases and subclasses of subclasses included); the server decides later."""
+        known = set(names)
+        queue = list(names)
+        scanned: set[tuple[str, Path]] = set()
+        while queue:
+            base = queue.pop()
+            for path in self.sources.files_containing(base):
+                if (base, path) in scanned:
+                    continue
+                scanned.add((base, path))
+                src = self.sources.parsed(path)
+                if src is None:
+                    continue
+                for new in _names_deriving(src, base):
+                    if new not in known:
+                        known.add(new)
+                        queue.append(new)
+        return known
 
     def _external_member(self, loc: FileLocation, name: str) -> str | None:
         """"path:line Class.name" when the outside class at `loc` declares the member itself."""
@@ -180,6 +202,23 @@ class Hierarchy:
             if class_ref(base_src, base_cls) in targets or self._derives(base_src, base_cls, targets, depth + 1, seen):
                 return True
         return False
+
+
+def _names_deriving(src: PySource, base: str) -> set[str]:
+    """Class names in `src` with a base spelled `base`, and import aliases of `base`."""
+    found: set[str] = set()
+    for ident in src.identifiers(base):
+        parent = ident.parent
+        if parent is not None and parent.type == "aliased_import":
+            found.add(text_of(parent.child_by_field_name("alias")))
+            continue
+        holder = parent.parent if parent is not None and parent.type == "dotted_name" else None
+        if holder is not None and holder.type == "aliased_import":
+            found.add(text_of(holder.child_by_field_name("alias")))
+    for cls in classes(src.tree.root_node):
+        if any(text_of(b) == base for b in class_bases(cls)):
+            found.add(class_name(cls))
+    return found
 
 
 def class_name(cls: ts.Node) -> str:

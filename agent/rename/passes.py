@@ -128,6 +128,46 @@ def receiver_types(server: TypeDefinitionServer, sources: Sources, coll: Collect
     return added, checked
 
 
+COPY_WITH_CHANGES = frozenset({"replace", "evolve", "assoc"})  # dataclasses/copy.replace, attrs.evolve
+
+
+def copy_with_changes(server: TypeDefinitionServer, sources: Sources, coll: Collector, name: str,
+                      is_owner: Callable[[FileLocation], bool], *, limit: int) -> int:
+    """`replace(obj, name=...)`, `evolve(obj, name=...)`, `obj._replace(name=...)`: keyword arguments
+    naming the renamed field of the object's class (typed through the server): reason `kwarg`."""
+    added = checked = 0
+    for path in sources.files_containing(name):
+        src = sources.parsed(path)
+        if src is None:
+            continue
+        for ident in src.identifiers(name):
+            if not keyword_argument_name(ident) or coll.covers(path, src.position(ident.start_point)):
+                continue
+            call = ident.parent.parent.parent if ident.parent and ident.parent.parent else None
+            if call is None or call.type != "call":
+                continue
+            func = call.child_by_field_name("function")
+            args = call.child_by_field_name("arguments")
+            fname = text_of(func.child_by_field_name("attribute") if func is not None and func.type == "attribute" else func)
+            if fname == "_replace" and func is not None and func.type == "attribute":
+                receiver = _receiver_token(func.child_by_field_name("object"))
+            elif fname in COPY_WITH_CHANGES and args is not None and args.named_children \
+                    and args.named_children[0].type != "keyword_argument":
+                receiver = _receiver_token(args.named_children[0])
+            else:
+                continue
+            if receiver is None or checked >= limit:
+                continue
+            checked += 1
+            try:
+                locs = server.type_definition(path, src.position(receiver.start_point))
+            except BridgeError:
+                continue
+            if any(is_owner(loc) for loc in locs):
+                added += coll.add_node(src, ident, "kwarg")
+    return added
+
+
 def _receiver_kind(sources: Sources, locs: list[FileLocation], is_owner: Callable[[FileLocation], bool]) -> str:
     """"owner" (typed as an owning class or a subclass), "untyped" (the server only knows the
     variable's own declarations: no type), or "other"."""

@@ -50,6 +50,7 @@ class Sources:
         self._parsed: dict[Path, PySource] = {}
         self._files: list[Path] | None = None
         self._dir_ok: dict[Path, bool] = {}
+        self._containing: dict[str, list[Path]] = {}
         self.truncated = False
 
     def files(self) -> list[Path]:
@@ -66,7 +67,11 @@ class Sources:
         return self._files
 
     def files_containing(self, word: str) -> list[Path]:
-        return [p for p in self.files() if (entry := self.read(p)) is not None and word in entry[0]]
+        found = self._containing.get(word)
+        if found is None:
+            found = self._containing[word] = [
+                p for p in self.files() if (entry := self.read(p)) is not None and word in entry[0]]
+        return found
 
     def in_workspace(self, path: Path) -> bool:
         """Inside the root, and not inside a virtualenv, site-packages or a skipped folder."""

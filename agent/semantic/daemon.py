@@ -153,22 +153,15 @@ def _bind(path: Path) -> socket.socket:
     return listener
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="codeagent-daemon")
-    parser.add_argument("--root", required=True)
-    parser.add_argument("--state", required=True)
-    parser.add_argument("--warm", action="append", default=[], choices=["python", "typescript"],
-                        help="start this language's server right away")
-    args = parser.parse_args(argv)
-    state = Path(args.state)
+def run(root: Path, state: Path, settings: Settings, warm: list[str]) -> int:
+    """Serve until idle, stopped or orphaned. `settings` are the starting CLI's, exactly."""
     log_file = state / "daemon.log"
     if log_file.exists() and log_file.stat().st_size > MAX_LOG_BYTES:
         log_file.unlink()
-    logging.basicConfig(filename=log_file, filemode="a", level=logging.WARNING,
+    logging.basicConfig(filename=log_file, filemode="a", level=logging.WARNING, force=True,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log.setLevel(logging.INFO)  # our own lines only: pygls logs every message at INFO
-    settings = Settings.model_validate_json((state / "settings.json").read_text(encoding="utf-8"))
-    daemon = Daemon(Path(args.root), state, settings, warm=args.warm)
+    daemon = Daemon(root, state, settings, warm=warm)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         daemon.stopping = True
@@ -178,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     sock_path = state / "sock"
     listener = _bind(sock_path)
     (state / "pid").write_text(str(os.getpid()), encoding="ascii")
-    log.info("serving %s on %s (pid %d)", args.root, sock_path, os.getpid())
+    log.info("serving %s on %s (pid %d)", root, sock_path, os.getpid())
     try:
         daemon.serve(listener)
     finally:
@@ -190,10 +183,22 @@ def main(argv: list[str] | None = None) -> int:
                 (state / "pid").unlink()
         daemon.close()
         log.info("stopped")
-        if not Path(args.root).is_dir():  # nobody will ask for this workspace's daemon again
+        if not root.is_dir():  # nobody will ask for this workspace's daemon again
             logging.shutdown()
             shutil.rmtree(state, ignore_errors=True)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="codeagent-daemon")
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--state", required=True)
+    parser.add_argument("--warm", action="append", default=[], choices=["python", "typescript"],
+                        help="start this language's server right away")
+    args = parser.parse_args(argv)
+    state = Path(args.state)
+    settings = Settings.model_validate_json((state / "settings.json").read_text(encoding="utf-8"))
+    return run(Path(args.root), state, settings, args.warm)
 
 
 if __name__ == "__main__":

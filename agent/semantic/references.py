@@ -31,8 +31,7 @@ class LineCache:
 
     def line(self, rel: str, line0: int) -> str:
         if rel not in self._lines:
-            text = self.files.text(rel)
-            self._lines[rel] = None if text is None else text.split("\n")
+            self._lines[rel] = self.files.lines(rel)
         lines = self._lines[rel]
         if lines is None or line0 >= len(lines):
             return ""
@@ -63,7 +62,8 @@ def from_locations(ctx: ToolContext, locations: list[FileLocation]) -> RefSet:
     where: dict[Path, str | None] = {}  # thousands of locations share a few hundred files
     for loc in locations:
         if loc.path not in where:
-            where[loc.path] = display_path(ctx, loc.path) if inside_workspace(ctx, loc.path) else None
+            shown = display_path(ctx, loc.path)
+            where[loc.path] = None if Path(shown).is_absolute() else shown
         rel = where[loc.path]
         if rel is None:
             refs.external.append(f"{loc.path}:{loc.range.start.line + 1}:{loc.range.start.character + 1}")
@@ -112,7 +112,7 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool)
     limit = ctx.settings.lsp.max_results
     if target.server is None:
         raise ToolFailure(f"{target.path}: no language server handles this kind of file")
-    search = NameSearch(ctx, target.name, target.server)
+    search = NameSearch(ctx, target.name, target.server).start()  # runs while the server answers
     notes: list[str] = []
     try:
         session = session_for(ctx, target.server)

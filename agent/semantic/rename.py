@@ -98,7 +98,7 @@ def plan_rename(ctx: ToolContext, target: Target, new_name: str, *, allow_syntac
         raise ToolFailure(f"new_name is the current name {target.name!r}; nothing to rename")
     if target.server is None:
         raise ToolFailure(f"{target.path}: no language server handles this kind of file")
-    search = NameSearch(ctx, target.name, target.server)
+    search = NameSearch(ctx, target.name, target.server).start()  # runs while the server answers
     session: LspSession | None = None
     try:
         session = session_for(ctx, target.server)

@@ -147,17 +147,19 @@ def location_of(ctx: ToolContext, loc: FileLocation) -> Location:
 
 
 def display_path(ctx: ToolContext, path: Path) -> str:
+    """Workspace-relative when inside the root (servers answer with real paths), else absolute.
+    Only for showing: reads and writes still go through Workspace.resolve."""
     root = ctx.workspace.root
-    try:
-        return Path(path).resolve().relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
+    for candidate in (Path(path), Path(path).resolve()):
+        try:
+            return candidate.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return str(path)
 
 
 def inside_workspace(ctx: ToolContext, path: Path) -> bool:
-    root = ctx.workspace.root
-    real = Path(path).resolve()
-    return real == root or root in real.parents
+    return not Path(display_path(ctx, path)).is_absolute()
 
 
 def range_of(loc: Location) -> Range:

@@ -10,6 +10,7 @@ once, so it runs while the language server answers); a long-lived session (the d
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import re
 import shutil
@@ -27,6 +28,7 @@ from .watch import NewFileWatcher
 MAX_FILES = 5_000
 RG_TIMEOUT = 30.0
 _LISTING = "semantic.listing"
+_executor = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="codeagent-namesearch")
 
 _FAMILY_GLOBS = {
     "python": ("*.py", "*.pyi"),
@@ -116,6 +118,7 @@ class NameSearch:
         self.name = name
         self.family = family
         self._proc: subprocess.Popen[bytes] | None = None
+        self._result: concurrent.futures.Future[list[str]] | None = None
         self._listing = source_listing(ctx) if ctx.has_service(_LISTING) else None
         rg = _rg()
         if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
@@ -127,8 +130,19 @@ class NameSearch:
             except OSError:
                 self._proc = None
 
+    def start(self) -> NameSearch:
+        """Compute the candidates in a background thread now (for a search beside a server request)."""
+        if self._result is None:
+            self._result = _executor.submit(self._files)
+        return self
+
     def files(self) -> list[str]:
         """Workspace-relative paths, sorted (at most MAX_FILES)."""
+        if self._result is not None:
+            return self._result.result()
+        return self._files()
+
+    def _files(self) -> list[str]:
         if self._listing is not None:
             listed = self._listing.files(self.family)
             if listed is not None:
@@ -165,9 +179,12 @@ def word_positions(text: str, name: str) -> list[tuple[int, int]]:
     """0-based (line, column) of `name` as a whole word."""
     rx = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
     out: list[tuple[int, int]] = []
-    for lineno, line in enumerate(text.split("\n")):
-        if name in line:
-            out.extend((lineno, m.start()) for m in rx.finditer(line))
+    line, line_start, scanned = 0, 0, 0
+    for m in rx.finditer(text):
+        line += text.count("\n", scanned, m.start())
+        scanned = m.start()
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        out.append((line, m.start() - line_start))
     return out
 
 

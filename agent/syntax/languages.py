@@ -157,10 +157,16 @@ def _query_source(name: str, seen: tuple[str, ...] = ()) -> str:
 
 
 @functools.cache
+def query_source(language: str, kind: str) -> str:
+    """The text of `queries/<language>-<kind>.scm` followed by what it inherits ("" if none)."""
+    return _query_source(f"{language}-{kind}")
+
+
+@functools.cache
 def get_query(language: str, kind: str) -> ts.Query | None:
     """The compiled `queries/<language>-<kind>.scm` (with what it inherits), or None if the
     language has no such query."""
-    source = _query_source(f"{language}-{kind}")
+    source = query_source(language, kind)
     if not source.strip():
         return None
     try:

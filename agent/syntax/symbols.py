@@ -13,6 +13,7 @@ import tree_sitter as ts
 
 from .languages import encode, get_query, parse_bytes
 from .positions import LineMap
+from .querywalk import QueryWalk, query_walk, walk_matches
 
 # A function defined directly inside one of these is a method.
 MEMBER_CONTAINERS = frozenset({"class", "interface", "struct", "trait", "impl", "enum"})
@@ -70,23 +71,15 @@ class Entry(NamedTuple):
     depth: int
 
 
-@dataclass(slots=True)
-class _Found:
-    pattern: int
-    kind: str
-    name: ts.Node
-    node: ts.Node
-    range: ts.Node
-    body: ts.Node | None
-    scope: ts.Node | None
-    start: int
-    end: int
+# One definition found by the query: (start, -end, name start) sort it, the rest says what it is:
+# (start, -end, name_start, pattern, kind, name, node, range, body, scope), byte offsets and nodes.
+_Found = tuple[int, int, int, int, str, ts.Node, ts.Node, ts.Node, "ts.Node | None", "ts.Node | None"]
 
 
-def _collect(tree: ts.Tree, query: ts.Query) -> list[_Found]:
-    best: dict[int, _Found] = {}
+def _collect(tree: ts.Tree, query: ts.Query, walk: QueryWalk | None) -> list[_Found]:
+    best: dict[int, _Found] = {}  # by the name's start byte: the first pattern naming it wins
     kinds = _KINDS.setdefault(id(query), {})  # pattern index -> (capture name, kind)
-    for pattern, caps in ts.QueryCursor(query).matches(tree.root_node):
+    for pattern, caps in walk_matches(tree, query, walk):
         names = caps.get("name")
         if not names:
             continue
@@ -102,35 +95,35 @@ def _collect(tree: ts.Tree, query: ts.Query) -> list[_Found]:
         name = names[0]
         key = name.start_byte
         known = best.get(key)
-        if known is not None and known.pattern <= pattern:
+        if known is not None and known[3] <= pattern:
             continue
         node = nodes[0]
         ranges = caps.get("range")
         span = ranges[0] if ranges else node
         bodies, scopes = caps.get("body"), caps.get("scope")
-        best[key] = _Found(pattern, known_kind[1], name, node, span, bodies[0] if bodies else None,
-                           scopes[0] if scopes else None, span.start_byte, span.end_byte)
+        best[key] = (span.start_byte, -span.end_byte, key, pattern, known_kind[1], name, node, span,
+                     bodies[0] if bodies else None, scopes[0] if scopes else None)
     found = list(best.values())
-    found.sort(key=lambda f: (f.start, -f.end, f.name.start_byte))
+    found.sort(key=lambda f: (f[0], f[1], f[2]))  # name starts are unique: no tie past them
     return found
 
 
-def _signature(source: bytes, found: _Found) -> str:
-    start = found.node.start_byte
-    end = found.node.end_byte
-    body = found.body
-    if body is not None and start < body.start_byte <= end:
-        end = body.start_byte
-        header = source[start:end]
-        if b"#" in header or b"/" in header:  # maybe a comment between the header and the body
-            before = body.prev_sibling
-            while before is not None and before.is_extra:
-                before = before.prev_sibling
-            if before is not None and start < before.end_byte <= end:
-                end = before.end_byte
+def _signature(source: bytes, node: ts.Node, body: ts.Node | None) -> str:
+    start = node.start_byte
+    end = node.end_byte
+    if body is not None:
+        body_start = body.start_byte
+        if start < body_start <= end:
+            end = body_start
+            if source.find(b"#", start, end) != -1 or source.find(b"/", start, end) != -1:
+                before = body.prev_sibling  # maybe a comment between the header and the body
+                while before is not None and before.is_extra:
+                    before = before.prev_sibling
+                if before is not None and start < before.end_byte <= end:
+                    end = before.end_byte
     raw = source[start:min(end, start + MAX_SIGNATURE_CHARS * 4)]
     text = " ".join(raw.decode("utf-8", "replace").split())
-    if text.endswith(";") or (text.endswith(":") and body is not None):
+    if text.endswith(";") or (body is not None and text.endswith(":")):
         text = text[:-1].rstrip()
     if len(text) > MAX_SIGNATURE_CHARS or end - start > len(raw):
         text = text[:MAX_SIGNATURE_CHARS].rstrip() + " …"
@@ -142,32 +135,33 @@ def outline_entries(tree: ts.Tree, source: bytes, language: str) -> list[Entry]:
     query = get_query(language, "outline")
     if query is None:
         return []
-    lines = LineMap(source)
-    char_column = lines.char_column
+    char_column = None if source.isascii() else LineMap(source).char_column  # ASCII: bytes are chars
     out: list[Entry] = []
     stack: list[tuple[int, int, Entry]] = []  # (start_byte, end_byte, entry) of the open containers
-    for found in _collect(tree, query):
-        start, end = found.start, found.end
-        while stack and not (stack[-1][0] <= start and end <= stack[-1][1] and (stack[-1][0], stack[-1][1]) != (start, end)):
+    for start, neg_end, name_start, _pattern, kind, name_node, node, span, body, scope in _collect(
+            tree, query, query_walk(language, "outline")):
+        end = -neg_end
+        while stack:
+            top_start, top_end, parent = stack[-1]
+            if top_start <= start and end <= top_end and (top_start != start or top_end != end):
+                break
             stack.pop()
-        parent = stack[-1][2] if stack else None
-        name_node = found.name
-        name = source[name_node.start_byte:name_node.end_byte].decode("utf-8", "replace")
-        kind = found.kind
-        if kind == "function" and parent is not None and parent.kind in MEMBER_CONTAINERS:
-            kind = "method"
+        else:
+            parent = None
+        name = source[name_start:name_node.end_byte].decode("utf-8", "replace")
         if parent is not None:
+            if kind == "function" and parent.kind in MEMBER_CONTAINERS:
+                kind = "method"
             name_path = f"{parent.name_path}.{name}"
-        elif found.scope is not None:
-            scope = found.scope
+        elif scope is not None:
             name_path = f"{source[scope.start_byte:scope.end_byte].decode('utf-8', 'replace')}.{name}"
         else:
             name_path = name
-        (srow, scol), (erow, ecol) = found.range.start_point, found.range.end_point
-        nrow, ncol = name_node.start_point
-        entry = Entry(name, name_path, kind, srow + 1, char_column(srow, scol) + 1, erow + 1,
-                      char_column(erow, ecol) + 1, nrow + 1, char_column(nrow, ncol) + 1,
-                      _signature(source, found), len(stack))
+        (srow, scol), (erow, ecol), (nrow, ncol) = span.start_point, span.end_point, name_node.start_point
+        if char_column is not None:
+            scol, ecol, ncol = char_column(srow, scol), char_column(erow, ecol), char_column(nrow, ncol)
+        entry = Entry(name, name_path, kind, srow + 1, scol + 1, erow + 1, ecol + 1, nrow + 1, ncol + 1,
+                      _signature(source, node, body), len(stack))
         out.append(entry)
         stack.append((start, end, entry))
     return out

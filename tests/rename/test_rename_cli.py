@@ -55,7 +55,7 @@ def test_dry_run_shows_reasons_and_review_and_writes_nothing(project: Path, cli:
     out = cli("rename", "shapes/circle.py:5:9", "resize", "--root", str(project), "--dry-run", cwd=project)
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    assert "sites by reason: embedded-code 1, hierarchy 4, lsp 1, stub 1" in text
+    assert "sites by reason: embedded-code 1, hierarchy 5, lsp 1, stub 1" in text
     assert "  shapes/core.py:15:9 [hierarchy]" in text
     assert "  tests/test_shapes.py:7:9 [hierarchy]" in text
     assert '  tests/test_shapes.py:30:40 assert callable(getattr(Shape(1), "scale"))' in text  # review

@@ -100,6 +100,7 @@ def test_method_family_and_unrelated_same_named_method(project: Project) -> None
         ("shapes/core.py", 19, 21, "lsp"),
         ("shapes/core.pyi", 6, 9, "stub"),
         ("shapes/circle.py", 5, 9, "hierarchy"),
+        ("shapes/rings.py", 11, 9, "hierarchy"),  # Donut(Ring(Round = Circle)): Ring does not override
         ("tests/test_shapes.py", 7, 9, "hierarchy"),  # an override in tests
         ("tests/test_shapes.py", 52, 22, "hierarchy"),  # Square(1).scale(2): bound to the override
         ("tests/test_shapes.py", 55, 13, "embedded-code"),  # an override in code kept in a string
@@ -120,7 +121,8 @@ def test_rename_from_an_override_renames_the_base_and_siblings(project: Project)
     plan = project.plan("shapes/circle.py", "def scale", 4, "resize")
     assert {s[:3] for s in project.sites(plan)} == {
         ("shapes/core.py", 15, 9), ("shapes/core.py", 19, 21), ("shapes/core.pyi", 6, 9),
-        ("shapes/circle.py", 5, 9), ("tests/test_shapes.py", 7, 9), ("tests/test_shapes.py", 52, 22),
+        ("shapes/circle.py", 5, 9), ("shapes/rings.py", 11, 9), ("tests/test_shapes.py", 7, 9),
+        ("tests/test_shapes.py", 52, 22),
         ("tests/test_shapes.py", 55, 13),
     }
     assert ("shapes/core.py", 15, 9, "hierarchy") in project.sites(plan)
@@ -161,6 +163,16 @@ def test_parameter_keyword_arguments_through_the_stub(project: Project) -> None:
     assert "shapes.area(Shape(3), exact=True)" in project.result(plan)["tests/test_shapes.py"]
 
 
+def test_dataclass_field_keywords_in_the_constructor_and_replace(project: Project) -> None:
+    plan = project.plan("shapes/records.py", "width: int", 0, "span")
+    assert project.sites(plan) == {
+        ("shapes/records.py", 8, 5, "lsp"),
+        ("shapes/records.py", 13, 23, "kwarg"),  # replace(r, width=...): r is typed as Record
+        ("shapes/records.py", 13, 31, "lsp"),
+        ("shapes/records.py", 16, 18, "kwarg"),
+    }
+
+
 def test_module_alias_is_a_local_name(project: Project) -> None:
     plan = project.plan("shapes/aliases.py", "as co", 3, "coll")  # pyright refuses: `collections` is stdlib
     assert project.sites(plan) == {
@@ -199,11 +211,11 @@ def test_render_lists_reasons_review_and_notes(project: Project) -> None:
     plan = project.plan("shapes/core.py", "def scale", 4, "resize")
     text = render_plan(plan, lambda p: p.relative_to(project.root).as_posix())
     assert text.splitlines()[0] == (
-        "rename scale -> resize: 7 site(s) in 4 file(s) (embedded-code 1, hierarchy 3, lsp 2, stub 1)")
+        "rename scale -> resize: 8 site(s) in 5 file(s) (embedded-code 1, hierarchy 4, lsp 2, stub 1)")
     assert "    7:9 [hierarchy] def scale(self, factor: float) -> \"Square\":" in text
     assert "  tests/test_shapes.py:30:40 [string] assert callable(getattr(Shape(1), \"scale\"))" in text
     data = plan.to_dict(lambda p: p.relative_to(project.root).as_posix())
-    assert data["reasons"] == {"embedded-code": 1, "hierarchy": 3, "lsp": 2, "stub": 1}
+    assert data["reasons"] == {"embedded-code": 1, "hierarchy": 4, "lsp": 2, "stub": 1}
     assert {"path": "shapes/circle.py", "line": 5, "column": 9, "end_line": 5, "end_column": 14,
             "new_text": "resize", "reason": "hierarchy"} in data["edits"]
     assert data["review_total"] == 4

@@ -176,3 +176,15 @@ def test_sources_never_include_virtualenvs(tmp_path: Path) -> None:
     assert sources.files_containing("spam") == [sources.root / "a.py"]
     assert not sources.in_workspace(sources.root / "site-packages" / "lib.py")
     assert not sources.in_workspace(tmp_path.parent / "elsewhere.py")
+
+
+def test_everyday_member_names_are_generated_for_this_python() -> None:
+    import sys
+
+    from agent.rename.common_names import common_member_names, generate
+
+    names = common_member_names()
+    assert {"close", "get", "done", "seek", "visit", "_replace", "assertEqual"} <= names
+    assert not {"evolve", "_validator", "build_class"} & names
+    if sys.version_info[:2] == (3, 11):  # the version everyday_names.py was generated with
+        assert names == generate(), "run `python -m agent.rename.common_names` to refresh everyday_names.py"

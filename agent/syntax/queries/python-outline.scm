@@ -2,6 +2,12 @@
 ; Captures: @definition.<kind> the definition node, @name its name, @range a wider range
 ; (decorators included), @body where the one-line signature stops.
 ; Where several patterns capture the same name, the first pattern in this file wins.
+;
+; Definitions sit only in blocks and compound statements (and in definitions), never inside
+; expressions; the index looks for them only there (see querywalk.py). A pattern rooted at a
+; node type that cannot be reached through these types must add it here.
+; walk: block if_statement elif_clause else_clause for_statement while_statement try_statement
+; walk: except_clause finally_clause with_statement match_statement case_clause
 
 (decorated_definition
   definition: (class_definition
