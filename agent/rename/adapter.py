@@ -30,6 +30,7 @@ def engine_plan(ctx: ToolContext, session: LspSession, target: Target, new_name:
     from ..semantic.references import UNAVAILABLE
     from ..semantic.rename import RenamePlan
     from ..semantic.target import display_path
+    from ..semantic.textscan import CodeHit
 
     try:
         found = plan_rename(session, ctx.workspace, target.real, target.pos, new_name)
@@ -59,6 +60,10 @@ def engine_plan(ctx: ToolContext, session: LspSession, target: Target, new_name:
     if not plan.sites and not plan.file_ops:
         raise ToolFailure(f"the language server returned no edits for renaming {target.name!r} at {target.location}")
     plan.notes.extend(explain(found, lambda p: display_path(ctx, p)))
+    # The semantic layer lists unconfirmed identifiers in code itself; the engine adds the strings
+    # (exact spellings, code held in strings) it saw and did not change.
+    plan.unconfirmed.extend(CodeHit(display_path(ctx, r.path), r.line, r.character)
+                            for r in found.review if r.kind != "code")
     return plan
 
 
@@ -76,10 +81,11 @@ def explain(found: EnginePlan, show: Callable[[Path], str]) -> list[str]:
         out.append(f"  {show(e.path)}:{e.range.start.line + 1}:{e.range.start.character + 1} [{e.reason}]")
     if len(every) > len(listed):
         out.append(f"  ... {len(every) - len(listed)} more (all listed in `sites`)")
-    strings = [r for r in found.review if r.kind == "string"]
+    strings = [r for r in found.review if r.kind != "code"]
     if strings:
-        out.append(f"string literals spelling {found.old_name!r} that no rule tied to the symbol (not changed; review):")
+        out.append(f"{found.old_name!r} in strings that no rule tied to the symbol (not changed; review):")
         for r in strings[:MAX_STRINGS_LISTED]:
-            out.append(f"  {show(r.path)}:{r.line + 1}:{r.character + 1} {r.line_text[:100]}")
+            where = "code in a string" if r.kind == "embedded" else "string"
+            out.append(f"  {show(r.path)}:{r.line + 1}:{r.character + 1} [{where}] {r.line_text[:100]}")
     out.extend(found.notes)
     return out

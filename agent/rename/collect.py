@@ -17,6 +17,7 @@ class Collector:
         self.new_name = new_name
         self.edits: dict[tuple[Path, Range], SiteEdit] = {}
         self.starts: dict[Path, set[Position]] = {}
+        self.by_path: dict[Path, dict[Range, SiteEdit]] = {}
         self.seen_hashes: dict[Path, str] = {}
         self.file_ops: list[FileEdits] = []
         self.conflicts: list[str] = []
@@ -34,7 +35,8 @@ class Collector:
         for other in self._overlapping(path, rng):
             self.conflicts.append(f"{path}:{rng.start}: overlaps {other.reason} edit at {other.range.start}; skipped")
             return False
-        self.edits[key] = SiteEdit(path, rng, self.new_name if new_text is None else new_text, reason)
+        edit = self.edits[key] = SiteEdit(path, rng, self.new_name if new_text is None else new_text, reason)
+        self.by_path.setdefault(path, {})[rng] = edit
         self.starts.setdefault(path, set()).add(rng.start)
         return True
 
@@ -59,26 +61,27 @@ class Collector:
         return added
 
     def relabel(self, path: Path, start: Position, reason: str) -> None:
-        for key, edit in self.edits.items():
-            if key[0] == path and edit.range.start == start:
-                self.edits[key] = SiteEdit(edit.path, edit.range, edit.new_text, reason)
+        for rng, edit in self.by_path.get(path, {}).items():
+            if rng.start == start:
+                self._replace(SiteEdit(edit.path, rng, edit.new_text, reason))
                 return
+
+    def _replace(self, edit: SiteEdit) -> None:
+        self.edits[(edit.path, edit.range)] = edit
+        self.by_path[edit.path][edit.range] = edit
 
     def rewrite(self, path: Path, rng: Range, new_text: str, reason: str) -> None:
         """Replace the text (and reason) of the edit at exactly `rng`."""
-        edit = self.edits[(path, rng)]
-        self.edits[(path, rng)] = SiteEdit(edit.path, rng, new_text, reason)
+        self._replace(SiteEdit(path, rng, new_text, reason))
 
     def drop(self, keep: object) -> list[SiteEdit]:
         """Remove edits for which `keep(edit)` is false; returns them."""
         dropped = [e for e in self.edits.values() if not keep(e)]  # type: ignore[operator]
         for e in dropped:
             del self.edits[(e.path, e.range)]
+            del self.by_path[e.path][e.range]
             self.starts.get(e.path, set()).discard(e.range.start)
         return dropped
 
     def _overlapping(self, path: Path, rng: Range) -> list[SiteEdit]:
-        if path not in self.starts:
-            return []
-        return [e for (p, r), e in self.edits.items()
-                if p == path and r.start < rng.end and rng.start < r.end]
+        return [e for e in self.by_path.get(path, {}).values() if e.range.start < rng.end and rng.start < e.range.end]

@@ -30,26 +30,21 @@ MAX_EMBEDDED_CHARS = 100_000
 def _code_strings(src: PySource, name: str) -> Iterator[tuple[ts.Node, str, ts.Tree]]:
     """(string_content node, its source text, its parse) for strings that hold Python code."""
     wanted = name.encode("utf-8", "surrogatepass")
-    stack = [src.tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type == "string":
-            start = (node.children[0].text or b"").lower() if node.children else b""
-            parts = [c for c in node.children if c.type not in ("string_start", "string_end")]
-            if b"f" in start or len(parts) != 1 or parts[0].type != "string_content":
-                continue
-            content = parts[0]
-            raw = content.text or b""
-            if wanted not in raw or b"\n" not in raw or len(raw) > MAX_EMBEDDED_CHARS:
-                continue
-            code = raw.decode("utf-8", "surrogatepass")
-            if count_errors(code, "python"):
-                continue
-            tree = parse(code, "python")
-            if any(stmt.type in CODE_STATEMENTS for stmt in tree.root_node.named_children):
-                yield content, code, tree
+    for node in src.strings():
+        raw = node.text or b""
+        if wanted not in raw or b"\n" not in raw or len(raw) > MAX_EMBEDDED_CHARS:
             continue
-        stack.extend(node.children)
+        start = (node.children[0].text or b"").lower() if node.children else b""
+        parts = [c for c in node.children if c.type not in ("string_start", "string_end")]
+        if b"f" in start or len(parts) != 1 or parts[0].type != "string_content":
+            continue
+        content = parts[0]
+        code = (content.text or b"").decode("utf-8", "surrogatepass")
+        if count_errors(code, "python"):
+            continue
+        tree = parse(code, "python")
+        if any(stmt.type in CODE_STATEMENTS for stmt in tree.root_node.named_children):
+            yield content, code, tree
 
 
 def _module_file(sources: Sources, dotted: str) -> Path | None:

@@ -133,7 +133,7 @@ class Hierarchy:
         for ref, (s, c) in top.items():
             members[ref] = Member(s, c, class_body_members(c, name)[0] if class_body_members(c, name) else c)
         related = self._related_names({class_name(c) for _s, c in top.values()})
-        for path in self.sources.files_containing(name):
+        for path in self.sources.files_declaring(name):
             cand_src = self.sources.parsed(path)
             if cand_src is None:
                 continue

@@ -4,6 +4,7 @@ attribute accesses whose receiver the server types as the owning class."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 import tree_sitter as ts
@@ -15,15 +16,13 @@ from .collect import Collector
 from .pysource import (
     NAME_LIST_DUNDERS,
     PySource,
-    attribute_name_strings,
     enclosing_method,
     first_param_name,
     keyword_argument_name,
     module_level_binding,
-    name_list_entries,
-    name_list_of,
     text_of,
 )
+from .pystrings import attribute_name_strings, name_list_entries, name_list_of
 from .server import Sources, TypeDefinitionServer
 
 
@@ -64,6 +63,9 @@ def label_name_lists(sources: Sources, coll: Collector) -> None:
     for (path, rng), edit in list(coll.edits.items()):
         if edit.reason not in ("lsp", "stub", "hierarchy"):
             continue
+        line = sources.line(path, rng.start.line)
+        if not 0 < rng.start.character <= len(line) or line[rng.start.character - 1] not in "'\"":
+            continue  # not inside quotes: no need to parse the file
         src = sources.parsed(path)
         if src is None:
             continue
@@ -80,6 +82,9 @@ def label_name_lists(sources: Sources, coll: Collector) -> None:
 def label_keyword_arguments(sources: Sources, coll: Collector) -> None:
     """Sites that are `name=` labels at call sites say so (reason `kwarg`)."""
     for (path, rng), edit in list(coll.edits.items()):
+        after = sources.line(path, rng.end.line)[rng.end.character:].lstrip()
+        if not after.startswith("=") or after.startswith("=="):
+            continue  # not followed by `=`: no need to parse the file
         src = sources.parsed(path)
         if src is None:
             continue
@@ -136,7 +141,10 @@ def copy_with_changes(server: TypeDefinitionServer, sources: Sources, coll: Coll
     """`replace(obj, name=...)`, `evolve(obj, name=...)`, `obj._replace(name=...)`: keyword arguments
     naming the renamed field of the object's class (typed through the server): reason `kwarg`."""
     added = checked = 0
+    keyword = re.compile(rf"\b{re.escape(name)}\s*=(?!=)")
     for path in sources.files_containing(name):
+        if not keyword.search(sources.text(path) or ""):
+            continue
         src = sources.parsed(path)
         if src is None:
             continue

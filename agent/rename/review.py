@@ -11,7 +11,8 @@ from lsp_bridge.types import Position
 from ..syntax import code_occurrences, language_for, parse
 from .collect import Collector
 from .model import ReviewItem, ReviewKind
-from .pysource import PySource, in_docstring
+from .pysource import PySource
+from .pystrings import in_docstring
 from .server import Sources
 
 

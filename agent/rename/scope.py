@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +49,9 @@ def _spec(entries: object) -> pathspec.PathSpec | None:
     return pathspec.PathSpec.from_lines("gitignore", [f"/{line}" for line in lines])
 
 
-def outside_checker_scope(root: Path, files: Iterable[Path]) -> list[Path]:
-    """The files the project's pyright configuration leaves out of the server's program."""
+def outside_checker_scope(root: Path, files: Callable[[], Iterable[Path]]) -> list[Path]:
+    """The files (of those `files()` lists, called only when a config narrows the scope) that the
+    project's pyright configuration leaves out of the server's program."""
     config = _pyright_config(root)
     if not config:
         return []
@@ -59,7 +60,7 @@ def outside_checker_scope(root: Path, files: Iterable[Path]) -> list[Path]:
     if include is None and exclude is None:
         return []
     out: list[Path] = []
-    for path in files:
+    for path in files():
         try:
             rel = path.relative_to(root).as_posix()
         except ValueError:

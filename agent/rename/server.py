@@ -8,6 +8,7 @@ attribute accesses on receivers typed as the owning class are confirmed through 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -51,6 +52,8 @@ class Sources:
         self._files: list[Path] | None = None
         self._dir_ok: dict[Path, bool] = {}
         self._containing: dict[str, list[Path]] = {}
+        self._raw: dict[Path, bytes] = {}
+        self._lines: dict[Path, list[str]] = {}
         self.truncated = False
 
     def files(self) -> list[Path]:
@@ -67,11 +70,30 @@ class Sources:
         return self._files
 
     def files_containing(self, word: str) -> list[Path]:
+        """Files whose text contains `word` (checked on the bytes first: most files never get decoded)."""
         found = self._containing.get(word)
         if found is None:
+            raw = word.encode("utf-8", "surrogatepass")
             found = self._containing[word] = [
-                p for p in self.files() if (entry := self.read(p)) is not None and word in entry[0]]
+                p for p in self.files()
+                if raw in self._bytes(p) and (entry := self.read(p)) is not None and word in entry[0]]
         return found
+
+    def files_declaring(self, name: str) -> list[Path]:
+        """Files that may declare a class member `name` (`def name`, `name =`, `name:`, `.name =`)."""
+        pattern = re.compile(rf"\bdef\s+{re.escape(name)}\b|(?<![\w.]){re.escape(name)}\s*(:|=(?!=))|"
+                             rf"\.{re.escape(name)}\s*=(?!=)")
+        return [p for p in self.files_containing(name) if pattern.search(self.text(p) or "")]
+
+    def _bytes(self, path: Path) -> bytes:
+        data = self._raw.get(path)
+        if data is None:
+            try:
+                data = path.read_bytes() if path.stat().st_size <= self.max_bytes else b""
+            except OSError:
+                data = b""
+            self._raw[path] = data
+        return data
 
     def in_workspace(self, path: Path) -> bool:
         """Inside the root, and not inside a virtualenv, site-packages or a skipped folder."""
@@ -108,6 +130,13 @@ class Sources:
     def text(self, path: Path) -> str | None:
         entry = self.read(path)
         return entry[0] if entry else None
+
+    def line(self, path: Path, line: int) -> str:
+        """One line of a workspace file ("" when there is no such file or line)."""
+        lines = self._lines.get(path)
+        if lines is None:
+            lines = self._lines[path] = (self.text(path) or "").split("\n")
+        return lines[line] if 0 <= line < len(lines) else ""
 
     def parsed(self, path: Path) -> PySource | None:
         path = Path(path)

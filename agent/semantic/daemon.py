@@ -50,10 +50,11 @@ class Daemon:
             threading.Thread(target=self._warm, args=(language,), daemon=True).start()
         self.registry = load_all_tools()
         # The bridge re-checks files it knows before each request; new files it learns from us.
-        # Listing and reading the tree takes a moment on a big one: it runs while the daemon serves.
+        # The first look at a big tree takes a moment: it runs while the daemon starts serving.
         self._listing: SourceListing | None = None
         self._listing_thread = threading.Thread(target=self._start_listing, daemon=True)
         self._listing_thread.start()
+        self._prefetch: threading.Thread | None = None
         self.stopping = False
         self.last_request = time.monotonic()
 
@@ -64,9 +65,14 @@ class Daemon:
             log.warning("warming the %s server failed: %s", language, exc)
 
     def _start_listing(self) -> None:
-        listing = source_listing(self.ctx)
-        listing.prefetch()
-        self._listing = listing
+        self._listing = source_listing(self.ctx)
+
+    def _after_request(self) -> None:
+        """Once the first answer is out (never competing with it): read the tree into memory, so
+        later searches for unconfirmed occurrences run without ripgrep."""
+        if self._prefetch is None and self._listing is not None:
+            self._prefetch = threading.Thread(target=self._listing.prefetch, daemon=True)
+            self._prefetch.start()
 
     def serve(self, listener: socket.socket) -> None:
         while not self.stopping:
@@ -91,6 +97,7 @@ class Daemon:
             with conn:
                 self.handle(conn)
             self.last_request = time.monotonic()
+            self._after_request()
 
     def handle(self, conn: socket.socket) -> None:
         conn.settimeout(CLIENT_READ_TIMEOUT)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
-import re
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,37 +71,45 @@ class SourceListing:
     def __init__(self, ctx: ToolContext):
         self.ctx = ctx
         self.watcher = NewFileWatcher(ctx.workspace.root)
+        self.ready = False  # every source file's text is in the session's cache
         self._files: dict[str, list[str]] = {}
+        self._lock = threading.Lock()
 
     def poll(self) -> list[Path]:
         """Source files created or deleted since the last poll; the listing follows them."""
         changed = self.watcher.poll()
         if changed:
-            self._files.clear()
+            with self._lock:
+                self._files.clear()
         return changed
 
     def files(self, family: str) -> list[str] | None:
         """Workspace-relative paths of one family, or None when ripgrep is unavailable."""
-        if family not in self._files:
-            rg = _rg()
-            if rg is None or family not in _FAMILY_GLOBS:
-                return None
-            try:
-                proc = subprocess.run([*_rg_command(rg, self.ctx, family), "--files", "."], cwd=self.ctx.workspace.root,
-                                      capture_output=True, timeout=RG_TIMEOUT, check=False)
-            except (OSError, subprocess.TimeoutExpired):
-                return None
-            if proc.returncode not in (0, 1):
-                return None
-            self._files[family] = _rel_lines(proc.stdout)
-        return self._files[family]
+        with self._lock:
+            if family in self._files:
+                return self._files[family]
+        rg = _rg()
+        if rg is None or family not in _FAMILY_GLOBS:
+            return None
+        try:
+            proc = subprocess.run([*_rg_command(rg, self.ctx, family), "--files", "."], cwd=self.ctx.workspace.root,
+                                  capture_output=True, timeout=RG_TIMEOUT, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if proc.returncode not in (0, 1):
+            return None
+        listed = _rel_lines(proc.stdout)
+        with self._lock:
+            self._files[family] = listed
+        return listed
 
     def prefetch(self) -> None:
-        """Read every source file into the session's cache (the first search then costs nothing)."""
+        """Read every source file into the session's cache; searches then run in memory."""
         cache = file_cache(self.ctx)
         for family in _FAMILY_GLOBS:
             for rel in self.files(family) or []:
                 cache.text(rel)
+        self.ready = True
 
 
 def source_listing(ctx: ToolContext) -> SourceListing:
@@ -119,7 +127,8 @@ class NameSearch:
         self.family = family
         self._proc: subprocess.Popen[bytes] | None = None
         self._result: concurrent.futures.Future[list[str]] | None = None
-        self._listing = source_listing(ctx) if ctx.has_service(_LISTING) else None
+        listing = source_listing(ctx) if ctx.has_service(_LISTING) else None
+        self._listing = listing if listing is not None and listing.ready else None
         rg = _rg()
         if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
             cmd = [*_rg_command(rg, ctx, family), "--files-with-matches", "--word-regexp", "--fixed-strings",
@@ -175,16 +184,24 @@ class NameSearch:
         return sorted(found)
 
 
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c in "_$"
+
+
 def word_positions(text: str, name: str) -> list[tuple[int, int]]:
-    """0-based (line, column) of `name` as a whole word."""
-    rx = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    """0-based (line, column) of `name` as a whole word (str.find: a regex with a look-behind
+    cannot use the fast literal search, and this runs over every candidate file per query)."""
     out: list[tuple[int, int]] = []
-    line, line_start, scanned = 0, 0, 0
-    for m in rx.finditer(text):
-        line += text.count("\n", scanned, m.start())
-        scanned = m.start()
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        out.append((line, m.start() - line_start))
+    size, end = len(name), len(text)
+    line, scanned = 0, 0
+    pos = text.find(name)
+    while pos != -1:
+        after = pos + size
+        if (pos == 0 or not _word_char(text[pos - 1])) and (after >= end or not _word_char(text[after])):
+            line += text.count("\n", scanned, pos)
+            scanned = pos
+            out.append((line, pos - (text.rfind("\n", 0, pos) + 1)))
+        pos = text.find(name, pos + 1)
     return out
 
 

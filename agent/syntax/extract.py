@@ -57,30 +57,39 @@ def source_bytes(data: bytes, name: str) -> bytes:
     from whatever encoding the workspace detects. Raises for binary files."""
     if data.startswith(_BOM):
         data = data[len(_BOM):]
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        text, _fmt = decode(data, name=name)
-        return encode(text)
+    if not data.isascii():  # ASCII is UTF-8 already (and checked much faster)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            text, _fmt = decode(data, name=name)
+            return encode(text)
     return data.replace(b"\r\n", b"\n") if b"\r\n" in data else data
 
 
-def extract(abs_path: str, rel: str, max_bytes: int) -> FileRecord | None:
-    """Parse one file for the index; None if it vanished or has no supported language."""
+def extract(abs_path: str, rel: str, max_bytes: int, st: os.stat_result | None = None,
+            checked_ns: int | None = None) -> FileRecord | None:
+    """Parse one file for the index; None if it vanished or has no supported language. `st` is
+    the file's stat when the caller has it (the walk's), and `checked_ns` a wall-clock time no
+    later than that stat (a record is only as fresh as the stat it keeps)."""
     language = language_for(rel)
     if language is None:
         return None
-    try:
-        st = os.stat(abs_path)
-    except OSError:
-        return None
-    record = FileRecord(rel, st.st_size, st.st_mtime_ns, st.st_ino, "", time.time_ns(), language)
+    if st is None:
+        try:
+            st = os.stat(abs_path)
+        except OSError:
+            return None
+        checked_ns = time.time_ns()
+    record = FileRecord(rel, st.st_size, st.st_mtime_ns, st.st_ino, "",
+                        time.time_ns() if checked_ns is None else checked_ns, language)
     if st.st_size > max_bytes:
         record.skipped = f"larger than {max_bytes} bytes"
         return record
     try:
         with open(abs_path, "rb") as fh:
             data = fh.read(max_bytes + 1)
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         record.skipped = f"unreadable: {exc.strerror or exc}"
         return record
@@ -98,11 +107,14 @@ def extract(abs_path: str, rel: str, max_bytes: int) -> FileRecord | None:
     return record
 
 
-def extract_many(jobs: list[tuple[str, str]], max_bytes: int) -> list[FileRecord]:
+Job = tuple[str, str, os.stat_result]  # (absolute path, workspace-relative path, stat from the walk)
+
+
+def extract_many(jobs: list[Job], max_bytes: int, checked_ns: int) -> list[FileRecord]:
     """A worker process's unit of work: several files, to keep inter-process traffic low."""
     out = []
-    for abs_path, rel in jobs:
-        record = extract(abs_path, rel, max_bytes)
+    for abs_path, rel, st in jobs:
+        record = extract(abs_path, rel, max_bytes, st, checked_ns)
         if record is not None:
             out.append(record)
     return out

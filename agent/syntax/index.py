@@ -6,13 +6,11 @@ processes, with a progress bar on a terminal.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import multiprocessing
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 from ..config import SyntaxSettings
 from ..errors import OutsideWorkspaceError
 from ..result import Location
-from .extract import FileRecord, digest_of, extract, extract_many
+from .extract import FileRecord, Job, digest_of, extract
 from .languages import fingerprint
 from .search import Scored, name_score, normalize, query_segments, score_entry, typo_candidates
 from .sources import source_files
 from .store import IndexStore
 from .symbols import Entry
+from .workers import POOL_ERRORS, Progress, deal, parse_in_processes
 
 if TYPE_CHECKING:
     from ..toolcontext import ToolContext
@@ -35,6 +34,7 @@ RACY_NS = 2_000_000_000  # a file modified this close to its check may change ag
 PROGRESS_MIN_FILES = 200
 INDEX_FILE = Path("index") / "symbols.sqlite"
 MAX_LOADED_FILES = 20_000  # outlines kept in memory after a lookup read them
+IN_PROCESS_BATCH = 500  # files parsed in this process between two writes to the store
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,18 +120,20 @@ class SymbolIndex:
         with self._lock:
             stats = RefreshStats()
             seen: set[str] = set()
-            todo: list[tuple[str, str]] = []
-            racy: list[tuple[str, str]] = []
-            now = time.time_ns()
-            for abs_path, rel, st in source_files(str(self.root), str(start)):
+            todo: list[Job] = []
+            racy: list[Job] = []
+            now = time.time_ns()  # before every stat of the walk: what `checked_ns` may claim
+            for job in source_files(str(self.root), str(start)):
+                _abs_path, rel, st = job
                 seen.add(rel)
                 known = self._records.get(rel)
                 if known is not None and known.same_stat(st) and not known.skipped:
                     if st.st_mtime_ns >= known.checked_ns - RACY_NS:
-                        racy.append((abs_path, rel))
+                        racy.append(job)
                     continue
-                todo.append((abs_path, rel))
-            for abs_path, rel in racy:  # same stat, but too recent to trust: compare the bytes
+                todo.append(job)
+            for job in racy:  # same stat, but too recent to trust: compare the bytes
+                abs_path, rel, _st = job
                 known = self._records[rel]
                 try:
                     with open(abs_path, "rb") as fh:
@@ -142,41 +144,42 @@ class SymbolIndex:
                     stats.verified += 1
                     known.checked_ns = now
                 else:
-                    todo.append((abs_path, rel))
+                    todo.append(job)
             gone = [p for p in self._records if p not in seen and _inside(p, prefix)]
-            records = self._parse(todo, stats, progress)
+            parsed: set[str] = set()
+            for records in self._parse(todo, now, stats, progress):
+                self._keep(records)
+                parsed.update(rec.path for rec in records)
+            gone.extend(rel for _a, rel, _s in todo if rel not in parsed and rel in self._records)  # vanished
             for rel in gone:
                 del self._records[rel]
-            for rec in records:
-                self._records[rec.path] = rec
-            parsed = {r.path for r in records}
-            for _path, rel in todo:  # vanished between the walk and the parse
-                if rel not in parsed and rel in self._records:
-                    del self._records[rel]
-                    gone.append(rel)
-            for rel in gone:
                 self._loaded.pop(rel, None)
                 self._unsaved.pop(rel, None)
-            for rec in records:
-                self._loaded.pop(rec.path, None)
-            if self.store.save(records, gone):  # saved: the outlines can be read back from the store
-                for rec in records:
-                    self._unsaved.pop(rec.path, None)
-                    rec.payload = ""
-            else:
-                self._unsaved.update((rec.path, rec) for rec in records)
+            self.store.save([], gone)
             if stats.verified:
-                self.store.touch([(now, rel) for _p, rel in racy if self._records.get(rel) and
+                self.store.touch([(now, rel) for _a, rel, _s in racy if self._records.get(rel) and
                                   self._records[rel].checked_ns == now])
-            if records or gone:
+            if parsed or gone:
                 self._names = None
             stats.files = len(seen)
-            stats.parsed = len(records)
+            stats.parsed = len(parsed)
             stats.removed = len(gone)
             stats.problem = stats.problem or self.store.problem
             stats.seconds = time.perf_counter() - started
             self.last_refresh = stats
             return stats
+
+    def _keep(self, records: list[FileRecord]) -> None:
+        """Take newly parsed records: into memory, and into the store (in one transaction)."""
+        for rec in records:
+            self._records[rec.path] = rec
+            self._loaded.pop(rec.path, None)
+        if self.store.save(records, []):  # saved: the outlines can be read back from the store
+            for rec in records:
+                self._unsaved.pop(rec.path, None)
+                rec.payload = ""
+        else:
+            self._unsaved.update((rec.path, rec) for rec in records)
 
     def _workers_for(self, count: int) -> int:
         if count < self.settings.parallel_min_files:
@@ -184,27 +187,40 @@ class SymbolIndex:
         wanted = self.settings.index_workers or (os.cpu_count() or 1)
         return max(1, min(wanted, count))
 
-    def _parse(self, todo: list[tuple[str, str]], stats: RefreshStats, progress: bool | None) -> list[FileRecord]:
+    def _parse(self, todo: list[Job], checked_ns: int, stats: RefreshStats,
+               progress: bool | None) -> Iterator[list[FileRecord]]:
+        """The records of the files to (re)parse, a batch at a time (the caller stores each
+        batch while the worker processes go on with the next)."""
         if not todo:
-            return []
+            return
         max_bytes = self.settings.max_file_bytes
         workers = self._workers_for(len(todo))
         stats.workers = workers
-        show = self._show_progress(len(todo), progress)
-        if workers > 1:
-            try:  # the pool forks before the progress bar starts its thread
-                return _parse_parallel(todo, max_bytes, workers, lambda: _Progress(len(todo), show))
-            except (OSError, cf.process.BrokenProcessPool, RuntimeError) as exc:
-                stats.problem = f"parallel parsing failed ({exc}); parsed in this process"
-                stats.workers = 1
-        out = []
-        with _Progress(len(todo), show) as bar:
-            for abs_path, rel in todo:
-                record = extract(abs_path, rel, max_bytes)
+        with Progress(len(todo), self._show_progress(len(todo), progress)) as bar:
+            left = todo
+            if workers > 1:
+                pending = deal(todo, workers)
+                try:
+                    for chunk, records in parse_in_processes(pending, max_bytes, checked_ns, workers):
+                        pending.remove(chunk)
+                        yield records
+                        bar.advance(len(chunk))
+                    return
+                except POOL_ERRORS as exc:
+                    stats.problem = f"parallel parsing failed ({exc}); parsed in this process"
+                    stats.workers = 1
+                    left = [job for chunk in pending for job in chunk]
+            batch: list[FileRecord] = []
+            for abs_path, rel, st in left:
+                record = extract(abs_path, rel, max_bytes, st, checked_ns)
                 if record is not None:
-                    out.append(record)
+                    batch.append(record)
                 bar.advance(1)
-        return out
+                if len(batch) >= IN_PROCESS_BATCH:
+                    yield batch
+                    batch = []
+            if batch:
+                yield batch
 
     def _show_progress(self, count: int, progress: bool | None) -> bool:
         if progress is not None:
@@ -303,62 +319,6 @@ def _match(hit: Scored, language: str) -> SymbolMatch:
     e = hit.entry
     return SymbolMatch(hit.path, e.name, e.name_path, e.kind, e.name_line, e.name_column, e.line, e.column,
                        e.end_line, e.end_column, e.signature, hit.score, language)
-
-
-def _parse_parallel(todo: list[tuple[str, str]], max_bytes: int, workers: int,
-                    progress: Callable[[], _Progress]) -> list[FileRecord]:
-    """Parse in `workers` processes. Files are dealt largest first into many small chunks so
-    that the processes finish together. Forked when this process has a single thread (fast, and
-    nothing to re-import); spawned otherwise, since forking a threaded process is unsafe."""
-    sizes = []
-    for abs_path, rel in todo:
-        try:
-            sizes.append((os.path.getsize(abs_path), abs_path, rel))
-        except OSError:
-            sizes.append((0, abs_path, rel))
-    sizes.sort(reverse=True)
-    n_chunks = min(len(todo), workers * 8)
-    chunks: list[list[tuple[str, str]]] = [[] for _ in range(n_chunks)]
-    for i, (_size, abs_path, rel) in enumerate(sizes):
-        chunks[i % n_chunks].append((abs_path, rel))
-    out: list[FileRecord] = []
-    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
-        futures = {pool.submit(extract_many, chunk, max_bytes): len(chunk) for chunk in chunks}
-        with progress() as bar:
-            for future in cf.as_completed(futures):
-                out.extend(future.result())
-                bar.advance(futures[future])
-    return out
-
-
-class _Progress:
-    """A rich progress bar on stderr, or nothing."""
-
-    def __init__(self, total: int, show: bool):
-        self.total = total
-        self._bar: Any = None
-        self._task: Any = None
-        if show:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self._bar = Progress(TextColumn("indexing symbols"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-
-    def __enter__(self) -> _Progress:
-        if self._bar is not None:
-            self._bar.start()
-            self._task = self._bar.add_task("index", total=self.total)
-        return self
-
-    def advance(self, count: int) -> None:
-        if self._bar is not None:
-            self._bar.advance(self._task, count)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
 
 
 def get_index(ctx: ToolContext) -> SymbolIndex:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import os
 import threading
 from dataclasses import dataclass
 from importlib import metadata
@@ -57,10 +58,20 @@ LANGUAGES: dict[str, LanguageSpec] = {
 _BY_EXTENSION: dict[str, str] = {ext: spec.name for spec in LANGUAGES.values() for ext in spec.extensions}
 
 
+_SEPARATORS = tuple({"/", os.sep, os.altsep or "/"})
+
+
 def language_for(path: str | PurePath) -> str | None:
     """The language of a file, from its extension ("python", "tsx", ...), or None."""
-    suffix = PurePath(path).suffix.lower()
-    return _BY_EXTENSION.get(suffix)
+    text = os.fspath(path)
+    if not text or text.endswith((*_SEPARATORS, ".")):  # let pathlib sort out the odd cases
+        return _BY_EXTENSION.get(PurePath(text).suffix.lower())
+    cut = text.rfind("/")
+    if len(_SEPARATORS) > 1:  # Windows
+        cut = max(cut, text.rfind("\\"))
+    name = text[cut + 1:]  # what PurePath(text).name is, fast
+    dot = name.rfind(".")
+    return _BY_EXTENSION.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
 
 
 def supported_languages() -> list[str]:

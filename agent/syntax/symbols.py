@@ -18,6 +18,7 @@ from .querywalk import QueryWalk, query_walk, walk_matches
 # A function defined directly inside one of these is a method.
 MEMBER_CONTAINERS = frozenset({"class", "interface", "struct", "trait", "impl", "enum"})
 MAX_SIGNATURE_CHARS = 160
+_new_entry = tuple.__new__  # an Entry without NamedTuple's argument handling (the hot path)
 # Per compiled query (queries are cached for the process's life): pattern -> (capture, kind).
 _KINDS: dict[int, dict[int, tuple[str, str]]] = {}
 
@@ -104,7 +105,7 @@ def _collect(tree: ts.Tree, query: ts.Query, walk: QueryWalk | None) -> list[_Fo
         best[key] = (span.start_byte, -span.end_byte, key, pattern, known_kind[1], name, node, span,
                      bodies[0] if bodies else None, scopes[0] if scopes else None)
     found = list(best.values())
-    found.sort(key=lambda f: (f[0], f[1], f[2]))  # name starts are unique: no tie past them
+    found.sort()  # by (start, -end, name start); name starts are unique, so no tie goes further
     return found
 
 
@@ -160,8 +161,8 @@ def outline_entries(tree: ts.Tree, source: bytes, language: str) -> list[Entry]:
         (srow, scol), (erow, ecol), (nrow, ncol) = span.start_point, span.end_point, name_node.start_point
         if char_column is not None:
             scol, ecol, ncol = char_column(srow, scol), char_column(erow, ecol), char_column(nrow, ncol)
-        entry = Entry(name, name_path, kind, srow + 1, scol + 1, erow + 1, ecol + 1, nrow + 1, ncol + 1,
-                      _signature(source, node, body), len(stack))
+        entry = _new_entry(Entry, (name, name_path, kind, srow + 1, scol + 1, erow + 1, ecol + 1, nrow + 1,
+                                   ncol + 1, _signature(source, node, body), len(stack)))
         out.append(entry)
         stack.append((start, end, entry))
     return out

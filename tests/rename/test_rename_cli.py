@@ -58,7 +58,12 @@ def test_dry_run_shows_reasons_and_review_and_writes_nothing(project: Path, cli:
     assert "sites by reason: embedded-code 1, hierarchy 5, lsp 1, stub 1" in text
     assert "  shapes/core.py:15:9 [hierarchy]" in text
     assert "  tests/test_shapes.py:7:9 [hierarchy]" in text
-    assert '  tests/test_shapes.py:30:40 assert callable(getattr(Shape(1), "scale"))' in text  # review
+    assert '  tests/test_shapes.py:30:40 [string] assert callable(getattr(Shape(1), "scale"))' in text  # review
     assert "shapes/image.py:8:9" in text  # Image.scale: listed for review, not renamed
     assert "+    def resize(self, factor: float) -> \"Square\":" in text
+    out = cli("rename", "shapes/circle.py:5:9", "resize", "--root", str(project), "--dry-run", "--json", cwd=project)
+    data = out.json["data"]
+    assert data["reasons"] == {"embedded-code": 1, "hierarchy": 5, "lsp": 1, "stub": 1}
+    assert {"path": "tests/test_shapes.py", "line": 30, "column": 40} in data["unconfirmed"]  # the string
+    assert {"path": "shapes/image.py", "line": 8, "column": 9} in data["unconfirmed"]
     assert snapshot(project) == before
