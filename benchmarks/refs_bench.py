@@ -6,10 +6,11 @@
 Uses the sdist that benchmarks/index_bench.py downloads into benchmarks/.cache/, copied to a
 scratch tree per run (so no daemon, journal or server state carries over). In one run:
 
-- raw cold:        start basedpyright (the same command the bridge runs) through the minimal client
-                   in rawlsp.py, initialize, open the file, wait for readiness, ask for references;
 - codeagent cold:  `codeagent refs PATH:LINE:COL --json` with no daemon running (it starts the
                    daemon, which starts the server): wall time of the command;
+- raw cold:        start basedpyright (the same command the bridge runs) through the minimal client
+                   in rawlsp.py, initialize, open the file, wait for readiness, ask for references;
+                   the two alternate (--cold-rounds, codeagent first) and medians are reported;
 - warm, interleaved round by round for each target: one raw request; one `codeagent refs` command
   (daemon up, wall time of the whole process); one request to the daemon from this process (the
   answer without the CLI's Python start-up).
@@ -74,6 +75,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--raw-settings", choices=["default", "bridge"], default="default",
                     help="raw server's workspace/configuration answers: the server defaults, or the bridge's")
+    ap.add_argument("--cold-rounds", type=int, default=2, help="cold starts of each side, alternating")
     ap.add_argument("--keep", action="store_true", help="keep the scratch tree")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "refs_bench.json")
     args = ap.parse_args()
@@ -91,29 +93,39 @@ def main() -> int:
                               "machine": {"cpus": os.cpu_count(), "load": os.getloadavg()}}
     print(f"Django tree: {root}\nraw server: {' '.join(command)}", flush=True)
     try:
-        # ---- cold, raw: spawn → initialize → open → ready → references
+        # ---- cold, alternating (codeagent first, so the raw server never runs on a warmer OS cache)
         name, rel, line, col = TARGETS[0]
-        started = time.perf_counter()
-        raw = RawLsp(command, root, settings=raw_settings(args.raw_settings))
-        raw.initialize()
-        raw.open(root / rel)
-        if not raw.ready.wait(600):
-            raise RuntimeError("raw server never became ready")
-        ready_at = time.perf_counter() - started
-        _, first = timed(raw.references, root / rel, line - 1, col - 1)
-        raw_cold = time.perf_counter() - started
-        print(f"raw cold: {raw_cold:.2f} s (ready after {ready_at:.2f} s), {len(first)} refs", flush=True)
-
-        # ---- cold, codeagent: no daemon; the command starts it and its server
-        ca_cold, out = codeagent_refs(root, rel, line, col)
-        print(f"codeagent cold: {ca_cold:.2f} s, {out['data']['count']} refs", flush=True)
-        report["cold"] = {"target": name, "raw_s": raw_cold, "raw_ready_s": ready_at, "codeagent_s": ca_cold,
+        colds: dict[str, list[float]] = {"raw": [], "raw_ready": [], "codeagent": []}
+        raw: RawLsp | None = None
+        for _ in range(args.cold_rounds):
+            daemon.stop()
+            ca_cold, out = codeagent_refs(root, rel, line, col)
+            colds["codeagent"].append(ca_cold)
+            print(f"codeagent cold: {ca_cold:.2f} s, {out['data']['count']} refs", flush=True)
+            if raw is not None:
+                raw.close()
+            started = time.perf_counter()
+            raw = RawLsp(command, root, settings=raw_settings(args.raw_settings))
+            raw.initialize()
+            raw.open(root / rel)
+            if not raw.ready.wait(600):
+                raise RuntimeError("raw server never became ready")
+            colds["raw_ready"].append(time.perf_counter() - started)
+            _, first = timed(raw.references, root / rel, line - 1, col - 1)
+            colds["raw"].append(time.perf_counter() - started)
+            print(f"raw cold: {colds['raw'][-1]:.2f} s (ready after {colds['raw_ready'][-1]:.2f} s), {len(first)} refs",
+                  flush=True)
+        assert raw is not None
+        report["cold"] = {"target": name, "raw_s": statistics.median(colds["raw"]),
+                          "raw_ready_s": statistics.median(colds["raw_ready"]),
+                          "codeagent_s": statistics.median(colds["codeagent"]), "samples": colds,
                           "raw_count": len(first), "codeagent_count": out["data"]["count"]}
 
         # ---- warm, interleaved
         for t in TARGETS[1:]:
             raw.open(root / t[1])
         samples: dict[str, dict[str, list[float]]] = {t[0]: {"raw": [], "cli": [], "daemon": []} for t in TARGETS}
+        floor: list[float] = []  # `codeagent daemon status`: the CLI's own start-up, no request
         counts: dict[str, dict[str, int]] = {t[0]: {} for t in TARGETS}
         failures: list[str] = []
         for rnd in range(args.rounds):
@@ -133,6 +145,9 @@ def main() -> int:
                 except Exception as exc:  # noted and left out of the figures, never hidden
                     failures.append(f"round {rnd + 1} {name}: {exc}")
                     print(f"FAILED: {failures[-1][:500]}", flush=True)
+            started = time.perf_counter()
+            subprocess.run([*CODEAGENT, "daemon", "status", "--root", str(root)], capture_output=True, check=True)
+            floor.append(time.perf_counter() - started)
             print(f"round {rnd + 1}/{args.rounds} done", flush=True)
         raw.close()
     finally:
@@ -146,13 +161,14 @@ def main() -> int:
         warm[name] = {**{f"{k}_p50_s": v for k, v in p50.items()}, "counts": counts[name],
                       "cli_over_raw": p50["cli"] / p50["raw"], "daemon_over_raw": p50["daemon"] / p50["raw"]}
     report["warm"] = warm
+    report["cli_startup_p50_s"] = statistics.median(floor)
     report["failures"] = failures
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))
 
     cold = report["cold"]
     print("\n## find_references on Django 5.1.4 (seconds)\n")
-    print(f"cold ({cold['target']}): raw basedpyright {cold['raw_s']:.2f} (ready {cold['raw_ready_s']:.2f}) | "
+    print(f"cold ({cold['target']}, median of {args.cold_rounds}): raw basedpyright {cold['raw_s']:.2f} (ready {cold['raw_ready_s']:.2f}) | "
           f"codeagent refs {cold['codeagent_s']:.2f} | target: codeagent <= raw "
           f"({'met' if cold['codeagent_s'] <= cold['raw_s'] else 'NOT met'})\n")
     print("| symbol | refs raw/codeagent | raw p50 | codeagent CLI p50 | in daemon p50 | CLI/raw | daemon/raw |")
@@ -160,6 +176,8 @@ def main() -> int:
     for name, w in warm.items():
         print(f"| {name} | {w['counts'].get('raw')}/{w['counts'].get('codeagent')} | {w['raw_p50_s']:.3f} | "
               f"{w['cli_p50_s']:.3f} | {w['daemon_p50_s']:.3f} | {w['cli_over_raw']:.2f}x | {w['daemon_over_raw']:.2f}x |")
+    print(f"\nCLI start-up alone (`codeagent daemon status`, p50): {report['cli_startup_p50_s']:.3f} s; "
+          f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if failures:
         print(f"\n{len(failures)} failed call(s), left out of the figures: see {args.out}")
     print(f"\ntargets: warm p50 <= {WARM_TARGET_S} s and <= {WARM_RATIO}x raw. Results in {args.out}")

@@ -145,6 +145,8 @@ class PythonRename:
         return src, classify(ident)
 
     def complete(self, src: PySource, decl: Declared) -> None:
+        if src.path.suffix == ".pyi":
+            src, decl = self.implementation(src, decl)
         kind = self.decl_kind = decl.kind
         owners: list[tuple[PySource, ts.Node]] = []
         if kind in MEMBER_KINDS and decl.class_node is not None:
@@ -184,6 +186,21 @@ class PythonRename:
             derives = self.family_base if self.family_refs else None
             self.embedded_review = embedded_sites(self.sources, self.coll, self.name, derives)
 
+    def implementation(self, src: PySource, decl: Declared) -> tuple[PySource, Declared]:
+        """A stub declaration's source counterpart (seeded), from which families are followed;
+        the stub itself when the source is not in the workspace."""
+        if decl.kind == "param" and decl.func_node is not None:
+            for impl_src, impl_func in self.stubs.function_counterparts(src, decl.func_node):
+                ident = param_of(impl_func, self.name)
+                if ident is not None:
+                    self.seed(impl_src, ident, "stub")
+                    return impl_src, classify(ident)
+            return src, decl
+        for impl_src, impl_ident in self.stubs.counterparts(src, decl):
+            self.seed(impl_src, impl_ident, "stub")
+            return impl_src, classify(impl_ident)
+        return src, decl
+
     def param(self, src: PySource, decl: Declared) -> None:
         func = decl.func_node
         assert func is not None
@@ -211,7 +228,9 @@ class PythonRename:
         self.seeded.add(key)
         self.coll.add(src.path, src.range(ident), reason)
         if self.seed_requests >= self.limits.seed_requests:
-            self.plan.notes.append(f"stopped following counterparts after {self.seed_requests} requests")
+            note = f"stopped asking the server from counterparts after {self.seed_requests} requests"
+            if note not in self.plan.notes:
+                self.plan.notes.append(note)
             return
         self.seed_requests += 1
         try:

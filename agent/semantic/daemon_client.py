@@ -23,6 +23,7 @@ from ..config import Settings
 from .daemon_protocol import (
     DaemonError,
     build_id,
+    prune_states,
     recv_message,
     send_message,
     settings_id,
@@ -135,6 +136,9 @@ class DaemonClient:
         tmp = settings_file.with_suffix(".tmp")
         tmp.write_text(settings_json(self.settings), encoding="utf-8")
         os.replace(tmp, settings_file)
+        (self.state / "root").write_text(str(self.root), encoding="utf-8")
+        with contextlib.suppress(OSError):
+            prune_states(self.state)
         if threading.active_count() == 1 and hasattr(os, "fork"):
             self._fork(warm, lock_fd)
             return

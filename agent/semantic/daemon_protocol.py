@@ -19,9 +19,11 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import socket
 import stat
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from ..errors import CodeagentError
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 PROTOCOL_VERSION = 1
+STATE_MAX_AGE_S = 7 * 24 * 3600
 
 
 class DaemonError(CodeagentError):
@@ -51,11 +54,27 @@ def runtime_base() -> Path:
 
 
 def state_dir(root: Path) -> Path:
-    """The folder holding one workspace's daemon files."""
+    """The folder holding one workspace's daemon files (its `root` file names the workspace)."""
     digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:20]
     folder = runtime_base() / "daemons" / digest
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return folder
+
+
+def prune_states(keep: Path) -> None:
+    """Remove the folders of daemons that are not running and whose workspace is gone (or that
+    were idle a week): a temporary workspace must not leave a folder behind for ever."""
+    now = time.time()
+    for folder in keep.parent.iterdir():
+        if folder == keep or (folder / "pid").exists():
+            continue
+        try:
+            root = (folder / "root").read_text(encoding="utf-8")
+            stale = not Path(root).is_dir() or now - folder.stat().st_mtime > STATE_MAX_AGE_S
+        except OSError:
+            stale = now - folder.stat().st_mtime > 60  # an unfinished or pre-`root` folder
+        if stale:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def build_id() -> str:

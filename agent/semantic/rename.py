@@ -217,7 +217,8 @@ def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: b
                f"site(s) in {len(files)} file(s) [{plan.method}{'' if plan.complete else ', incomplete'}]")
     extra = list(plan.notes)
     if unconfirmed:
-        extra.append(f"same name in code, not renamed ({len(unconfirmed)}; review: dynamic access or another symbol?):")
+        extra.append(f"same name, not renamed ({len(unconfirmed)}; review: dynamic access, a string, or another "
+                     "symbol?):")
         extra.extend(f"  {u['path']}:{u['line']}:{u['column']}" for u in unconfirmed[:MAX_UNCONFIRMED])
     data: dict[str, Any] = {
         "old_name": plan.old_name, "new_name": new_name, "target": str(target.location), "method": plan.method,

@@ -150,12 +150,14 @@ def display_path(ctx: ToolContext, path: Path) -> str:
     """Workspace-relative when inside the root (servers answer with real paths), else absolute.
     Only for showing: reads and writes still go through Workspace.resolve."""
     root = ctx.workspace.root
-    for candidate in (Path(path), Path(path).resolve()):
-        try:
-            return candidate.relative_to(root).as_posix()
-        except ValueError:
-            continue
-    return str(path)
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:
+        pass
+    try:  # a path through a symlink, or with "..": compare real paths
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def inside_workspace(ctx: ToolContext, path: Path) -> bool:

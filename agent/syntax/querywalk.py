@@ -45,13 +45,23 @@ def _kind_ids(language: ts.Language) -> dict[str, set[int]]:
 
 @functools.cache
 def query_walk(language: str, kind: str) -> QueryWalk | None:
-    """The walk `queries/<language>-<kind>.scm` allows, or None: query every node (no `; walk:`
-    line, or a pattern whose root is not a single named node type)."""
+    """The walk `queries/<language>-<kind>.scm` allows, or None: query every node."""
     query = get_query(language, kind)
-    source = query_source(language, kind)
+    if query is None:
+        return None
+    try:
+        return plan_walk(get_language(language), query, query_source(language, kind))
+    except ValueError as exc:  # a bug in this package's query file: say which
+        raise UnsupportedLanguageError(f"queries/{language}-{kind}.scm: {exc}") from exc
+
+
+def plan_walk(language: ts.Language, query: ts.Query, source: str) -> QueryWalk | None:
+    """The walk a query's `; walk:` lines allow; None if it has none, or if a pattern's root is
+    not a single named node type (an alternation, a wildcard, a sibling sequence). Raises
+    ValueError for a node type the grammar does not have: a typo would hide matches."""
     listed = [name for line in source.splitlines() if line.startswith(_DIRECTIVE)
               for name in line[len(_DIRECTIVE):].split()]
-    if query is None or not listed:
+    if not listed:
         return None
     data = source.encode("utf-8")
     root_names = set()
@@ -60,10 +70,10 @@ def query_walk(language: str, kind: str) -> QueryWalk | None:
         if found is None or query.is_pattern_non_local(pattern) or not query.is_pattern_rooted(pattern):
             return None
         root_names.add(found.group(1).decode("ascii"))
-    ids = _kind_ids(get_language(language))
+    ids = _kind_ids(language)
     unknown = sorted(set(listed).difference(ids))
-    if unknown:  # a misspelt type would silently hide definitions: a bug in the query file
-        raise UnsupportedLanguageError(f"queries/{language}-{kind}.scm: `; walk:` names unknown node types {unknown}")
+    if unknown:
+        raise ValueError(f"`; walk:` names node types the grammar does not have: {', '.join(unknown)}")
     roots = frozenset(i for name in root_names for i in ids.get(name, ()))
     return QueryWalk(roots, roots.union(*(ids[name] for name in listed)))
 

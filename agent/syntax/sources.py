@@ -9,7 +9,9 @@ a few thousand files this is several times faster, and the index walks the tree 
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
+import stat
 from collections.abc import Iterator
 
 import pathspec
@@ -19,6 +21,7 @@ from ..workspace import TEMP_SUFFIX
 from .languages import language_for
 
 _Specs = tuple[tuple[int, pathspec.GitIgnoreSpec], ...]  # (depth of the folder, its rules)
+_NAME = operator.attrgetter("name")
 
 
 def _load_spec(folder: str) -> pathspec.GitIgnoreSpec | None:
@@ -27,6 +30,16 @@ def _load_spec(folder: str) -> pathspec.GitIgnoreSpec | None:
             return pathspec.GitIgnoreSpec.from_lines(fh.read().splitlines())
     except (OSError, ValueError):
         return None
+
+
+def _is_virtualenv(entries: list[os.DirEntry[str]]) -> bool:
+    for entry in entries:
+        if entry.name == "pyvenv.cfg":
+            try:
+                return entry.is_file()
+            except OSError:
+                return False
+    return False
 
 
 def _ignored(parts: list[str], is_dir: bool, specs: _Specs) -> bool:
@@ -57,15 +70,18 @@ def source_files(root: str, start: str | None = None) -> Iterator[tuple[str, str
         if spec is not None:
             specs.append((depth, spec))
         folder = os.path.join(folder, parts[depth])
-    yield from _walk(start, parts, tuple(specs), root_prefix)
+    yield from _walk(start, parts, tuple(specs), root_prefix, top=True)
 
 
-def _walk(folder: str, parts: list[str], specs: _Specs, root_prefix: str) -> Iterator[tuple[str, str, os.stat_result]]:
+def _walk(folder: str, parts: list[str], specs: _Specs, root_prefix: str,
+          top: bool = False) -> Iterator[tuple[str, str, os.stat_result]]:
     try:
         with os.scandir(folder) as it:
-            entries = sorted(it, key=lambda e: e.name)
+            entries = sorted(it, key=_NAME)
     except OSError:
         return
+    if not top and _is_virtualenv(entries):
+        return  # (the folder the walk starts in is walked whatever it is)
     if any(e.name == ".gitignore" for e in entries):
         spec = _load_spec(folder)
         if spec is not None:
@@ -88,10 +104,12 @@ def _walk(folder: str, parts: list[str], specs: _Specs, root_prefix: str) -> Ite
             st = entry.stat()
         except OSError:
             continue
+        if not stat.S_ISREG(st.st_mode):
+            continue  # a fifo would block the parser's read forever; devices, sockets: nothing to parse
         yield entry.path, "/".join([*parts, name]), st
     for entry in subfolders:
         name = entry.name
-        if name in ALWAYS_SKIPPED or os.path.isfile(os.path.join(entry.path, "pyvenv.cfg")):
+        if name in ALWAYS_SKIPPED:
             continue
         if specs and _ignored([*parts, name], True, specs):
             continue

@@ -74,7 +74,7 @@ class Entry(NamedTuple):
 
 # One definition found by the query: (start, -end, name start) sort it, the rest says what it is:
 # (start, -end, name_start, pattern, kind, name, node, range, body, scope), byte offsets and nodes.
-_Found = tuple[int, int, int, int, str, ts.Node, ts.Node, ts.Node, "ts.Node | None", "ts.Node | None"]
+_Found = tuple[int, int, int, int, str, ts.Node, ts.Node, ts.Node, ts.Node | None, ts.Node | None]
 
 
 def _collect(tree: ts.Tree, query: ts.Query, walk: QueryWalk | None) -> list[_Found]:

@@ -31,8 +31,11 @@ def parse_in_processes(chunks: list[list[Job]], max_bytes: int, checked_ns: int,
     context = multiprocessing.get_context("fork" if fork else "spawn")
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures = {pool.submit(extract_many, chunk, max_bytes, checked_ns): chunk for chunk in chunks}
-        for future in cf.as_completed(futures):
-            yield futures[future], future.result()
+        try:
+            for future in cf.as_completed(futures):
+                yield futures[future], future.result()
+        finally:  # left early (an error, the caller gone): do not parse what nobody will read
+            pool.shutdown(cancel_futures=True)
 
 
 class Progress:

@@ -117,6 +117,14 @@ def test_method_family_and_unrelated_same_named_method(project: Project) -> None
     assert 'getattr(Shape(1), "scale")' in files["tests/test_shapes.py"]
 
 
+def test_rename_from_the_stub_method_follows_the_source_family(project: Project) -> None:
+    from_stub = project.plan("shapes/core.pyi", "def scale", 4, "resize")
+    from_impl = project.plan("shapes/core.py", "def scale", 4, "resize")
+    assert {s[:3] for s in project.sites(from_stub)} == {s[:3] for s in project.sites(from_impl)}
+    assert {("shapes/core.py", 15, 9, "lsp"), ("shapes/circle.py", 5, 9, "hierarchy"),
+            ("tests/test_shapes.py", 7, 9, "hierarchy")} <= project.sites(from_stub)
+
+
 def test_rename_from_an_override_renames_the_base_and_siblings(project: Project) -> None:
     plan = project.plan("shapes/circle.py", "def scale", 4, "resize")
     assert {s[:3] for s in project.sites(plan)} == {

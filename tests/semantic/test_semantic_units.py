@@ -197,3 +197,21 @@ def test_servers_install_reports_the_pip_installed_server() -> None:
     assert r.json["servers"]["basedpyright"].startswith("ok (")
     bad = run_cli("servers", "install", "no-such-server")
     assert bad.returncode == 1 and "unknown language server" in bad.stderr
+
+
+def test_prune_states_removes_folders_of_gone_workspaces(tmp_path: Path) -> None:
+    from agent.semantic.daemon_protocol import prune_states
+
+    daemons = tmp_path / "daemons"
+    alive_root = tmp_path / "still-here"
+    alive_root.mkdir()
+    for name, root, pid in [("keep", None, False), ("gone", tmp_path / "deleted", False),
+                            ("present", alive_root, False), ("running", tmp_path / "deleted", True)]:
+        folder = daemons / name
+        folder.mkdir(parents=True)
+        if root is not None:
+            (folder / "root").write_text(str(root))
+        if pid:
+            (folder / "pid").write_text("1")
+    prune_states(daemons / "keep")
+    assert sorted(p.name for p in daemons.iterdir()) == ["keep", "present", "running"]

@@ -121,7 +121,7 @@ def test_list_symbols_of_a_folder(fixtures_root: Path, call: Call) -> None:
     res = call("list_symbols", path=".", depth=1)
     assert res.success, res.error
     lines = res.output.split("\n")
-    assert lines[0].startswith(".: ") and "in 9 of 9 source files (depth 1)" in lines[0]
+    assert lines[0].startswith(".: ") and "in 10 of 10 source files (depth 1)" in lines[0]
     assert "sub/extra.py" in lines and "  function extra  1:1-2:9  def extra()" in lines
     assert "Main.java" in lines
     sub = call("list_symbols", path="sub")
@@ -206,9 +206,9 @@ def test_cli_index_command(fixtures_root: Path, cli: Callable[..., object]) -> N
     out = cli("index", "--root", str(fixtures_root), "--json")
     assert out.returncode == 0, out.stderr  # type: ignore[attr-defined]
     data = json.loads(out.stdout)  # type: ignore[attr-defined]
-    assert (data["files"], data["parsed"], data["problem"]) == (8, 8, None)
+    assert (data["files"], data["parsed"], data["problem"]) == (9, 9, None)
     assert data["cache"].endswith(".codeagent/index/symbols.sqlite")
     again = json.loads(cli("index", "--root", str(fixtures_root), "--json").stdout)  # type: ignore[attr-defined]
-    assert (again["files"], again["parsed"]) == (8, 0)
+    assert (again["files"], again["parsed"]) == (9, 0)
     rebuilt = cli("index", "--root", str(fixtures_root), "--rebuild")
-    assert rebuilt.returncode == 0 and "indexed 8 source files (8 parsed" in rebuilt.stdout  # type: ignore[attr-defined]
+    assert rebuilt.returncode == 0 and "indexed 9 source files (9 parsed" in rebuilt.stdout  # type: ignore[attr-defined]
