@@ -21,13 +21,14 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-import openai
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .config import LLMSettings
 from .errors import LLMAuthError, LLMError, LLMFormatError, LLMRequestError, LLMUnavailable
 from .registry import Tool
+
+if TYPE_CHECKING:
+    import openai
 
 MAX_REASKS = 3
 MAX_RETRY_AFTER = 30.0  # seconds: never wait longer than this for a Retry-After header
@@ -133,6 +134,8 @@ class LLMClient:
         self.on_token = on_token  # streamed text, as it arrives
         self._sleep = sleep
         self._tokens_key = "max_tokens"
+        import openai  # imported here: the SDK takes ~0.7 s to import, and most commands never need it
+
         self._client = openai.OpenAI(
             api_key=settings.api_key or "not-needed",  # local servers accept any key; the SDK insists on one
             base_url=settings.base_url,
@@ -227,6 +230,8 @@ class LLMClient:
 
     def _send(self, kwargs: dict[str, Any]) -> Reply:
         """One HTTP request; transient failures raise _Transient, the rest LLMError."""
+        import openai
+
         try:
             if self.settings.stream:
                 return self._read_stream(self._client.chat.completions.create(**kwargs, stream=True))
@@ -299,6 +304,8 @@ class _BadPayload(Exception):
 
 
 def _reply_of(resp: Any) -> Reply:
+    import openai
+
     if not isinstance(resp, openai.types.chat.ChatCompletion):
         text = str(resp)
         kind = "an HTML page" if "<html" in text[:500].lower() else "a non-JSON body"

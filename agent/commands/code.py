@@ -80,7 +80,7 @@ def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bo
         from ..semantic.daemon_protocol import DaemonError
 
         try:
-            result = DaemonClient(root, settings).call_tool(name, tool_args)
+            result = DaemonClient(root, settings, fork=True).call_tool(name, tool_args)
         except DaemonError as exc:
             print(f"codeagent: daemon unavailable ({exc}); running in-process", file=sys.stderr)
         else:
@@ -199,7 +199,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     from ..semantic.daemon_protocol import DaemonError
 
     root = _root(args.root)
-    client = DaemonClient(root, _settings(root))
+    client = DaemonClient(root, _settings(root), fork=True)
     out: dict[str, Any]
     if args.action == "start":
         try:

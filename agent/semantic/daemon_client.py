@@ -37,9 +37,14 @@ CONNECT_TIMEOUT = 2.0
 
 
 class DaemonClient:
-    def __init__(self, root: Path, settings: Settings):
+    """`fork=True` (the CLI's choice) starts the daemon by forking this process instead of a new
+    interpreter: only for a short-lived, single-threaded process holding nothing else open (a
+    forked copy of a test runner would keep its pipes open)."""
+
+    def __init__(self, root: Path, settings: Settings, *, fork: bool = False):
         self.root = root
         self.settings = settings
+        self.fork = fork
         self.state = state_dir(root)
         self.sock_path = self.state / "sock"
         self._build = build_id()
@@ -139,7 +144,7 @@ class DaemonClient:
         (self.state / "root").write_text(str(self.root), encoding="utf-8")
         with contextlib.suppress(OSError):
             prune_states(self.state)
-        if threading.active_count() == 1 and hasattr(os, "fork"):
+        if self.fork and threading.active_count() == 1 and hasattr(os, "fork"):
             self._fork(warm, lock_fd)
             return
         cmd = [sys.executable, "-m", "agent.semantic.daemon", "--root", str(self.root), "--state", str(self.state)]
@@ -206,19 +211,22 @@ class DaemonClient:
 
 
 def process_alive(pid: int) -> bool:
-    """Whether `pid` runs (a zombie child of ours counts as gone, and is reaped)."""
+    """Whether `pid` runs (a zombie counts as gone; one that is our child is reaped)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    # A zombie child (only when we spawned it ourselves) is gone for our purposes.
     with contextlib.suppress(ChildProcessError, OSError):
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done == pid:
             return False
-    return True
+    try:  # another process's exited child (e.g. forked by a test process) stays a zombie for a while
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
 
 
 def _lock(fh: Any, timeout: float) -> None:

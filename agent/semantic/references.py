@@ -18,7 +18,7 @@ from ..toolcontext import ToolContext
 from .filecache import file_cache
 from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path, inside_workspace
-from .textscan import CodeHit, NameSearch, code_hits
+from .textscan import NameSearch, unconfirmed_hits
 
 MAX_LINE_CHARS = 200
 MAX_UNCONFIRMED = 30
@@ -98,16 +98,6 @@ def listing(ctx: ToolContext, refs: RefSet, limit: int) -> tuple[list[dict[str, 
     return files, out, refs.count - shown
 
 
-def unconfirmed(ctx: ToolContext, search: NameSearch, refs: RefSet, exclude: str | None = None) -> list[CodeHit]:
-    """Identifier tokens with the same name, in code, that the server did not list."""
-    hits: list[CodeHit] = []
-    for rel in search.files():
-        if rel == exclude:
-            continue
-        hits.extend(code_hits(ctx, rel, search.name, only=refs.starts(rel)))
-    return hits
-
-
 def find_references(ctx: ToolContext, target: Target, include_declaration: bool) -> ToolResult:
     limit = ctx.settings.lsp.max_results
     if target.server is None:
@@ -132,7 +122,9 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool)
     confirmed = RefSet({k: list(v) for k, v in refs.by_file.items()})
     confirmed.add(target.path, target.pos.line, target.pos.character, target.pos.line,
                   target.pos.character + len(target.name))
-    extra = unconfirmed(ctx, search, confirmed, exclude=target.path if source == "syntactic" else None)
+    scan = unconfirmed_hits(ctx, search, {rel: confirmed.starts(rel) for rel in confirmed.by_file},
+                            exclude=target.path if source == "syntactic" else None)
+    extra = scan.hits
     files, lines, cut = listing(ctx, refs, limit)
     head = (f"{refs.count} reference(s) to {target.name} ({target.location}) in {len(refs.by_file)} file(s)"
             f" [{'complete' if complete else 'INCOMPLETE: ' + source}]")
@@ -142,19 +134,22 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool)
     if refs.external:
         out.append(f"outside the workspace: {len(refs.external)} ({', '.join(refs.external[:5])}"
                    f"{', ...' if len(refs.external) > 5 else ''})")
+    lines_of = LineCache(ctx)
     extra_rows = [{"path": h.path, "line": h.line + 1, "column": h.column + 1,
-                   "text": LineCache(ctx).line(h.path, h.line)} for h in extra[:MAX_UNCONFIRMED]]
+                   "text": lines_of.line(h.path, h.line)} for h in extra[:MAX_UNCONFIRMED]]
     if extra:
         out.append(f"same name in code, not confirmed by the {'server' if source == 'lsp' else 'scope analysis'}"
                    f" ({len(extra)}; review for dynamic access or another symbol):")
         out.extend(f"  {r['path']}:{r['line']}:{r['column']}  {r['text']}" for r in extra_rows)
         if len(extra) > MAX_UNCONFIRMED:
             out.append(f"  [... {len(extra) - MAX_UNCONFIRMED} more ...]")
+    if scan.unchecked:
+        out.append(f"(the name is common: {scan.unchecked} more file(s) containing it were not checked for it)")
     text = bounded("\n".join(out), ctx.settings.workspace.max_output_chars)
     return ToolResult.ok(
         text, symbol=target.name, target=str(target.location), complete=complete, source=source,
         count=refs.count, files=files, truncated=cut, external=refs.external[:50],
-        unconfirmed=extra_rows, unconfirmed_count=len(extra),
+        unconfirmed=extra_rows, unconfirmed_count=len(extra), unconfirmed_unchecked_files=scan.unchecked,
     )
 
 

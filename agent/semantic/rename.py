@@ -23,7 +23,7 @@ from ..workspace import TextDoc
 from .identifiers import check_identifier
 from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path
-from .textscan import CodeHit, NameSearch, code_hits
+from .textscan import CodeHit, NameSearch, code_hits, unconfirmed_hits
 
 MAX_SITES_LISTED = 500
 MAX_UNCONFIRMED = 30
@@ -114,8 +114,11 @@ def plan_rename(ctx: ToolContext, target: Target, new_name: str, *, allow_syntac
         planned: dict[str, set[tuple[int, int]]] = {}
         for s in plan.sites:
             planned.setdefault(s.path, set()).add((s.range.start.line, s.range.start.character))
-        for rel in search.files():
-            plan.unconfirmed.extend(code_hits(ctx, rel, target.name, only=planned.get(rel, set())))
+        scan = unconfirmed_hits(ctx, search, planned)
+        plan.unconfirmed.extend(scan.hits)
+        if scan.unchecked:
+            plan.notes.append(f"the name is common: {scan.unchecked} more file(s) containing it were not "
+                              "checked for unrenamed uses")
     return plan
 
 

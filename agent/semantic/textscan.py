@@ -26,6 +26,7 @@ from .languages import server_language, syntax_language
 from .watch import NewFileWatcher
 
 MAX_FILES = 5_000
+MAX_CHECKED_FILES = 300  # files parsed per query for unconfirmed occurrences
 RG_TIMEOUT = 30.0
 _LISTING = "semantic.listing"
 _executor = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="codeagent-namesearch")
@@ -224,3 +225,32 @@ def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int
     if only is not None:
         hits = [h for h in hits if (h.line, h.column) not in only]
     return hits
+
+
+@dataclass
+class Unconfirmed:
+    """Same-name identifiers in code that no answer accounted for; `unchecked` files were left
+    out once MAX_CHECKED_FILES files needed a parse (a very common name)."""
+
+    hits: list[CodeHit]
+    unchecked: int = 0
+
+
+def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, set[tuple[int, int]]],
+                     *, exclude: str | None = None) -> Unconfirmed:
+    """Identifier tokens `search.name` in code, in the candidate files, at no confirmed position."""
+    out = Unconfirmed([])
+    checked = 0
+    for rel in search.files():
+        if rel == exclude:
+            continue
+        only = confirmed.get(rel, set())
+        text = file_cache(ctx).text(rel)
+        if text is None or all(p in only for p in word_positions(text, search.name)):
+            continue
+        if checked >= MAX_CHECKED_FILES:
+            out.unchecked += 1
+            continue
+        checked += 1
+        out.hits.extend(code_hits(ctx, rel, search.name, only=only))
+    return out

@@ -180,5 +180,5 @@ def test_everyday_member_names_are_generated_for_this_python() -> None:
     names = common_member_names()
     assert {"close", "get", "done", "seek", "visit", "_replace", "assertEqual"} <= names
     assert not {"evolve", "_validator", "build_class"} & names
-    if sys.version_info[:2] == (3, 11):  # the version everyday_names.py was generated with
-        assert names == generate(), "run `python -m agent.rename.common_names` to refresh everyday_names.py"
+    if sys.version_info[:2] == (3, 11):  # the version everyday_names.txt was generated with
+        assert names == generate(), "run `python -m agent.rename.common_names` to refresh everyday_names.txt"
