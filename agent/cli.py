@@ -16,7 +16,7 @@ from .registry import TOOLSETS, load_all_tools
 from .toolcontext import ToolContext
 
 # Families add their module here: each has `register(subparsers) -> None`.
-COMMAND_MODULES: list[str] = ["agent.commands.run", "agent.commands.code", "agent.commands.mcp",
+COMMAND_MODULES: list[str] = ["agent.commands.run_cli", "agent.commands.code", "agent.commands.mcp",
                                "agent.commands.syntax"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

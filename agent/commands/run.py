@@ -21,7 +21,7 @@ from ..errors import CodeagentError
 from ..llm import LLMClient, Model, ToolCall
 from ..loop import Agent, Display, Limits, Outcome
 from ..prompts import system_prompt, task_message
-from ..registry import TOOLSETS, Registry, Tool, load_all_tools
+from ..registry import Registry, Tool, load_all_tools
 from ..result import ToolResult
 from ..toolcontext import ToolContext
 from ..tools.agent_tools import read_memory
@@ -258,32 +258,3 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"replayed {report.calls} tool calls of run {args.run_id} ({report.skipped} skipped): {verdict}")
         print(f"undo the replay's changes with `codeagent undo --run {replay_id}`")
     return EXIT_OK if report.ok else EXIT_FAILED
-
-
-def register(sub: Any) -> None:
-    p = sub.add_parser("run", help="run the agent on a task")
-    p.add_argument("task", help='what to do, in words ("-" reads it from standard input)')
-    p.add_argument("--root", default=".", help="workspace root (default: the current folder)")
-    p.add_argument("--model", help="model name as the endpoint knows it")
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
-    p.add_argument("--tools", default="all", choices=sorted(TOOLSETS),
-                   help="text: file, search and shell tools; semantic: adds syntax and language-server tools; "
-                        "all: every tool (default)")
-    p.add_argument("--max-steps", type=int, help="most model turns (default 30)")
-    p.add_argument("--protocol", choices=["auto", "tools", "json"], help="tool calling: native, JSON actions, or auto")
-    p.add_argument("--stream", action="store_true", help="stream the model's text as it is written")
-    p.add_argument("--confirm", action="store_true", help="ask before every action that changes files or runs commands")
-    p.add_argument("--checkpoint", action="store_true", help="record a git checkpoint ref before the run")
-    p.add_argument("--json", action="store_true", help="print the outcome as JSON (the progress goes to stderr)")
-    p.set_defaults(func=cmd_run)
-
-    p = sub.add_parser("runs", help="list recorded agent runs")
-    p.add_argument("--root", default=".", help="workspace root")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=cmd_runs)
-
-    p = sub.add_parser("replay", help="re-execute a run's tool calls and report any divergence")
-    p.add_argument("run_id", metavar="ID", help="the run (see `codeagent runs`)")
-    p.add_argument("--root", default=".", help="workspace root")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=cmd_replay)

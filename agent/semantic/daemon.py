@@ -59,10 +59,13 @@ class Daemon:
         self.last_request = time.monotonic()
 
     def _warm(self, language: str) -> None:
+        started = time.monotonic()
         try:
             session_for(self.ctx, language).ready(self.settings.lsp.ready_timeout)
         except Exception as exc:  # the request that needs it reports the problem properly
             log.warning("warming the %s server failed: %s", language, exc)
+        else:
+            log.info("%s server ready after %.1f s", language, time.monotonic() - started)
 
     def _start_listing(self) -> None:
         self._listing = source_listing(self.ctx)
@@ -95,11 +98,13 @@ class Daemon:
             except OSError:
                 continue
             with conn:
-                self.handle(conn)
-            self.last_request = time.monotonic()
+                op = self.handle(conn)
+            if op == "tool":  # a status ping must not keep an idle daemon alive
+                self.last_request = time.monotonic()
             self._after_request()
 
-    def handle(self, conn: socket.socket) -> None:
+    def handle(self, conn: socket.socket) -> str | None:
+        """Answer one connection; returns its op."""
         conn.settimeout(CLIENT_READ_TIMEOUT)
         try:
             request = recv_message(conn)
@@ -107,13 +112,15 @@ class Daemon:
             log.warning("bad request: %s", exc)
             with contextlib.suppress(OSError):
                 send_message(conn, {"ok": False, "error": f"bad request: {exc}"})
-            return
+            return None
         conn.settimeout(None)
         reply = self.answer(request)
         try:
             send_message(conn, reply)
         except OSError as exc:  # the client gave up (Ctrl-C); the next one is served normally
             log.warning("client went away: %s", exc)
+        op = request.get("op")
+        return op if isinstance(op, str) else None
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         op = request.get("op")
