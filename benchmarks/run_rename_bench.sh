@@ -5,13 +5,13 @@
 #
 #   benchmarks/run_rename_bench.sh [extra rename_bench.py args, e.g. --corpus toolz --target juxt]
 #
-# Environment: BENCH_DIR (default /work/shared/bench), OUT (default /tmp/rename_bench_run),
+# Environment: BENCH_DIR (default ../shared/bench beside the checkout), OUT (default /tmp/rename_bench_run),
 # METHODS (default codeagent,pyright,text), JOBS (default 1: the machine is shared).
 # The daemon is off: each target is a fresh copy of the corpus, so a per-workspace daemon would
 # only pile up idle servers; one-shot in-process calls are what the bench measures.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bench="${BENCH_DIR:-/work/shared/bench}"
+bench="${BENCH_DIR:-$here/../shared/bench}"
 out="${OUT:-/tmp/rename_bench_run}"
 # shellcheck disable=SC1091
 . "$here/.venv/bin/activate"
