@@ -5,6 +5,7 @@ ends here, so they all behave the same."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from typing import Any
 
 from .result import FileEdit, ToolResult, bounded
@@ -41,10 +42,32 @@ def diff_of(applied: Applied) -> str:
     return "".join(unified_diff(p, applied.before.get(p), applied.after.get(p)) for p in applied.paths)
 
 
+def changed_lines(applied: Applied) -> str:
+    """Each changed line once, as it reads now (`path:LINE: text`): what a model needs to see of a
+    structural edit such as a rename, at a fraction of a diff's size (the diff stays in `data`)."""
+    out: list[str] = []
+    for path in applied.paths:
+        before = (applied.before.get(path) or "").split("\n")
+        after = applied.after.get(path)
+        if after is None:
+            out.append(f"{path}: deleted")
+            continue
+        new = after.split("\n")
+        matcher = difflib.SequenceMatcher(None, before, new, autojunk=False)
+        for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+            if tag in ("replace", "insert"):
+                out.extend(f"{path}:{j + 1}: {new[j].strip()}" for j in range(j1, j2))
+            elif tag == "delete":
+                out.append(f"{path}:{j1 + 1}: (lines removed before this one)")
+    return "\n".join(out) + ("\n" if out else "")
+
+
 def commit(
-    ctx: ToolContext, edits: list[FileEdit], *, operation: str, summary: str, force: bool = False
+    ctx: ToolContext, edits: list[FileEdit], *, operation: str, summary: str, force: bool = False,
+    show: Callable[[Applied], str] = diff_of,
 ) -> ToolResult:
-    """Apply `edits` as one journaled operation; run the checks; return the result with a diff.
+    """Apply `edits` as one journaled operation; run the checks; return the result with what
+    changed (`show`: the unified diff by default; the diff is always in `data`).
     Workspace errors propagate (the registry turns them into failed results)."""
     applied = ctx.workspace.apply(edits, operation=operation, run_id=ctx.run_id)
     if not applied.entry_id:
@@ -74,5 +97,5 @@ def commit(
     out = [summary]
     out.extend(notes)
     if diff:
-        out.append(bounded(diff, MAX_DIFF_CHARS))
+        out.append(bounded(diff if show is diff_of else show(applied), MAX_DIFF_CHARS))
     return ToolResult(True, "\n".join(out), None, data)

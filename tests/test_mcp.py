@@ -206,7 +206,9 @@ def test_semantic_tools_on_the_fixture_project(tmp_path: Path) -> None:
     assert "def surface_of(" in geometry
     assert "area_of = shape.area()" in geometry  # the shadowing local is another symbol
     assert '"area_of"' in (root / "shapes" / "registry.py").read_text()  # strings are left alone
-    assert "+from shapes.geometry import Circle, surface_of" in _text(rename)
+    # the model reads each changed line once (the full diff is in the structured result)
+    assert "shapes/labels.py:3: from shapes.geometry import Circle, surface_of" in _text(rename)
+    assert "+from shapes.geometry import Circle, surface_of" in rename.structured_content["data"]["diff"]
     left = still_running(out["during"])
     assert left == {}, f"processes left behind: {left}"
 

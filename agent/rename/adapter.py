@@ -75,12 +75,14 @@ def explain(found: EnginePlan, show: Callable[[Path], str]) -> list[str]:
     counts = ", ".join(f"{r} {n}" for r, n in sorted(found.reason_counts().items()))
     if counts:
         out.append(f"sites by reason: {counts} (lsp = the language server's own answer; the rest completes it)")
-    # the engine's additions first: they are what needs explaining
-    listed = sorted(every, key=lambda e: e.reason == "lsp")[:MAX_SITES_LISTED]
+    # the engine's additions are what needs explaining; the server's own sites are in the diff (or
+    # the changed lines) and, each with its reason, in the result's `sites`
+    added = [e for e in every if e.reason != "lsp"]
+    listed = added[:MAX_SITES_LISTED]
     for e in listed:
         out.append(f"  {show(e.path)}:{e.range.start.line + 1}:{e.range.start.character + 1} [{e.reason}]")
-    if len(every) > len(listed):
-        out.append(f"  ... {len(every) - len(listed)} more (all listed in `sites`)")
+    if len(added) > len(listed):
+        out.append(f"  ... {len(added) - len(listed)} more (all listed in `sites`)")
     strings = [r for r in found.review if r.kind != "code"]
     if strings:
         out.append(f"{found.old_name!r} in strings that no rule tied to the symbol (not changed; review):")

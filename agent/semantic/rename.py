@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from lsp_bridge import FileEdits, LspSession, Position, Range, TextChange, apply_changes
 from lsp_bridge.errors import InvalidEdit
 
-from ..changes import MAX_DIFF_CHARS, bounded, commit, unified_diff
+from ..changes import MAX_DIFF_CHARS, bounded, changed_lines, commit, unified_diff
 from ..errors import ToolFailure
 from ..result import FileEdit, ToolResult
 from ..toolcontext import ToolContext
@@ -234,8 +234,9 @@ def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: b
         text = "\n".join([summary, *extra, bounded(diff, MAX_DIFF_CHARS)])
         return ToolResult.ok(text, files=files, diff=diff, **data)
     try:
+        # the model reads each changed line once; the full diff is in data (and `--dry-run` shows it)
         result = commit(ctx, edits, operation=f"rename_symbol {plan.old_name} -> {new_name}",
-                        summary="\n".join([summary, *extra]))
+                        summary="\n".join([summary, *extra]), show=changed_lines)
     except OSError as exc:  # the workspace restored every file it had written before the failure
         raise ToolFailure(f"writing the rename failed ({exc}); every file was restored, nothing changed") from exc
     result.data.update(data)
