@@ -64,10 +64,17 @@ def cmd_tool(args: argparse.Namespace) -> int:
         tool, params = registry.validate(args.name, raw)
     except ToolUsageError as exc:
         raise UsageError(str(exc)) from exc
-    with make_context(args.root) as ctx:
+    # --stream: a command's output live on stderr, so stdout stays one JSON object
+    on_output = _stream_to_stderr if args.stream else None
+    with make_context(args.root, on_output=on_output) as ctx:
         result = registry.execute(ctx, tool, params)
     print_json(result.to_dict())
     return EXIT_OK if result.success else EXIT_FAILED
+
+
+def _stream_to_stderr(text: str) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
@@ -112,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--args", default="{}", help="the tool's arguments as a JSON object; `-` reads it from stdin, "
                    "`@FILE` from a file")
     p.add_argument("--root", default=".", help="workspace root (default: the current folder)")
+    p.add_argument("--stream", action="store_true", help="show a shell tool's output live on stderr")
     p.set_defaults(func=cmd_tool)
 
     p = sub.add_parser("tools", help="list the tools")

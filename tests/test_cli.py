@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -125,3 +128,26 @@ def test_listing_and_search_tools_through_the_cli(root: Path, cli: Cli) -> None:
     assert found.returncode == 0 and found.json["data"]["files"] == ["pkg/mod.py"]
     hits = cli("tool", "search_in_files", "--args", '{"pattern": "target", "glob": "*.py"}', cwd=root)
     assert hits.returncode == 0 and hits.json["output"] == "pkg/mod.py:1: def target():\n(1 matching lines in 1 files)"
+
+
+def test_stream_shows_shell_output_live_on_stderr(root: Path) -> None:
+    """`--stream`: the first line reaches stderr while the command is still running; stdout stays
+    one JSON object with the whole output."""
+    args = json.dumps({"command": "echo first-line; sleep 4; echo last-line"})
+    proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "tool", "run_shell_command", "--root", str(root),
+                             "--stream", "--args", args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        seen_while_running = proc.poll() is None
+        started = time.monotonic()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert first == "first-line\n"
+    assert seen_while_running and time.monotonic() - started > 1.0, "output came only at the end"
+    assert "last-line" in err
+    result = json.loads(out)
+    assert result["success"] is True and "first-line\nlast-line" in result["output"]
