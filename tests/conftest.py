@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from clikit import Cli, codeagent_command
 
 from agent.config import Settings
 from agent.registry import load_all_tools
@@ -25,22 +23,6 @@ BIN = Path(sys.executable).parent
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The lint/type checks run last, so a failing check never hides test results."""
     items.sort(key=lambda item: item.nodeid.startswith("tests/test_lint.py"))
-
-
-@dataclass
-class Cli:
-    returncode: int
-    stdout: str
-    stderr: str
-
-    @property
-    def json(self) -> Any:
-        return json.loads(self.stdout)
-
-
-def codeagent_command() -> list[str]:
-    exe = shutil.which("codeagent", path=str(BIN))
-    return [exe] if exe else [sys.executable, "-m", "agent.cli"]
 
 
 def _run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None, timeout: float = 120) -> Cli:

@@ -3,15 +3,15 @@ registry, the real `codeagent` command, and daemons that never outlive a test.""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from clikit import Cli, codeagent_command
 
 from agent.config import Settings
 from agent.registry import load_all_tools
@@ -56,22 +56,6 @@ def module_context(root: Path, settings: Settings | None = None) -> Iterator[tup
         yield ctx, Caller(ctx)
     finally:
         ctx.close()
-
-
-@dataclass
-class Cli:
-    returncode: int
-    stdout: str
-    stderr: str
-
-    @property
-    def json(self) -> Any:
-        return json.loads(self.stdout)
-
-
-def codeagent_command() -> list[str]:
-    exe = shutil.which("codeagent", path=str(BIN))
-    return [exe] if exe else [sys.executable, "-m", "agent.cli"]
 
 
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 240) -> Cli:
