@@ -5,7 +5,7 @@ ends here, so they all behave the same."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from .result import FileEdit, ToolResult, bounded
@@ -64,10 +64,11 @@ def changed_lines(applied: Applied) -> str:
 
 def commit(
     ctx: ToolContext, edits: list[FileEdit], *, operation: str, summary: str, force: bool = False,
-    show: Callable[[Applied], str] = diff_of,
+    show: Callable[[Applied], str] = diff_of, skip: Collection[str] = (),
 ) -> ToolResult:
-    """Apply `edits` as one journaled operation; run the checks; return the result with what
-    changed (`show`: the unified diff by default; the diff is always in `data`).
+    """Apply `edits` as one journaled operation; run the checks (except those named in `skip`);
+    return the result with what changed (`show`: the unified diff by default; the diff is always in
+    `data`).
     Workspace errors propagate (the registry turns them into failed results)."""
     applied = ctx.workspace.apply(edits, operation=operation, run_id=ctx.run_id)
     if not applied.entry_id:
@@ -75,6 +76,8 @@ def commit(
     notes: list[str] = []
     data: dict[str, Any] = {"files": applied.paths, "journal_id": applied.entry_id}
     for check in ctx.edit_checks:
+        if check.name in skip:
+            continue
         try:
             outcome = check.check(ctx, applied)
         except Exception as exc:  # a broken check must not leave the caller thinking nothing changed

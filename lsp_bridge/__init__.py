@@ -21,24 +21,48 @@ Additions to the contract (old names unchanged): `LspSession.type_definition(pat
 request_timeout=..., ready_timeout=..., start_timeout=...)`; `edits.validate_changes`.
 """
 
-from lsp_bridge.edits import apply_changes, validate_changes
-from lsp_bridge.errors import (
-    BridgeError,
-    InvalidEdit,
-    NotReady,
-    ProtocolViolation,
-    RenameRefused,
-    RequestFailed,
-    RequestTimeout,
-    ServerCrashed,
-    ServerNotInstalled,
-    ServerStartError,
-    StaleFile,
-)
-from lsp_bridge.pool import SessionPool
-from lsp_bridge.servers import DEFAULT_SERVERS, SERVERS, ServerSpec, default_cache_dir, install_servers
-from lsp_bridge.session import LspSession
-from lsp_bridge.types import Diagnostic, FileEdits, FileLocation, Position, Range, TextChange
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lsp_bridge.edits import apply_changes, validate_changes
+    from lsp_bridge.errors import (
+        BridgeError,
+        InvalidEdit,
+        NotReady,
+        ProtocolViolation,
+        RenameRefused,
+        RequestFailed,
+        RequestTimeout,
+        ServerCrashed,
+        ServerNotInstalled,
+        ServerStartError,
+        StaleFile,
+    )
+    from lsp_bridge.pool import SessionPool
+    from lsp_bridge.servers import DEFAULT_SERVERS, SERVERS, ServerSpec, default_cache_dir, install_servers
+    from lsp_bridge.session import LspSession
+    from lsp_bridge.types import Diagnostic, FileEdits, FileLocation, Position, Range, TextChange
+
+# Loaded on first use: the protocol types take ~0.3 s to import, and a command that starts a server
+# early (lsp_bridge.prespawn) or only resolves server commands must not pay for them first.
+_HOMES = {
+    "apply_changes": "edits", "validate_changes": "edits", "SessionPool": "pool", "LspSession": "session",
+    "DEFAULT_SERVERS": "servers", "SERVERS": "servers", "ServerSpec": "servers", "default_cache_dir": "servers",
+    "install_servers": "servers", "Diagnostic": "types", "FileEdits": "types", "FileLocation": "types",
+    "Position": "types", "Range": "types", "TextChange": "types",
+}
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    module = _HOMES.get(name, "errors" if name in __all__ else None)
+    if module is None:
+        raise AttributeError(f"module 'lsp_bridge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"lsp_bridge.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_SERVERS",

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
 import itertools
 import json
 import logging
@@ -30,6 +28,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
+from lsp_bridge import prespawn
 from lsp_bridge.errors import (
     ProtocolViolation,
     RequestFailed,
@@ -51,21 +50,6 @@ LOG_TAIL = 2000
 CANCEL_GRACE = 2.0  # seconds a server gets to acknowledge $/cancelRequest before it counts as stuck
 _ids = itertools.count(1)
 
-_libc_prctl: Any = None
-try:  # resolved once, in the parent: the child only calls it (no imports, no locks after fork)
-    _libc_prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
-except (OSError, AttributeError):  # not Linux
-    _libc_prctl = None
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """preexec_fn: the kernel sends SIGKILL to the server when the thread that spawned it exits.
-    The spawning thread is the bridge's loop thread, which lives as long as the process."""
-    if _libc_prctl is not None:
-        _libc_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
 SettingsLookup = Callable[[str | None], Any]
 
 _FOUND_FILES = re.compile(r"Found (\d+) source files?|No source files found")
@@ -82,7 +66,7 @@ class BridgeClient(LanguageClient):
         self.label = label
         self.root = root
         self._settings = settings
-        self.process: asyncio.subprocess.Process | None = None
+        self.process: prespawn.ServerProcess | None = None
         self.encoding: Encoding = "utf-16"
         self.capabilities: lsp.ServerCapabilities | None = None
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
@@ -188,23 +172,27 @@ class BridgeClient(LanguageClient):
 
     # -- process ---------------------------------------------------------------------------------
     async def launch(self, command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) -> None:
+        early = prespawn.take(command, cwd=cwd, env=env)
+        process: prespawn.ServerProcess
         try:
-            self.process = await asyncio.create_subprocess_exec(
-                *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=dict(env) if env is not None else None,
-                start_new_session=True, preexec_fn=_die_with_parent, limit=1024 * 1024,
-            )
+            if early is not None:
+                process = await prespawn.adopt(early)
+            else:
+                process = await asyncio.create_subprocess_exec(
+                    *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=dict(env) if env is not None else None,
+                    start_new_session=True, preexec_fn=prespawn.die_with_parent, limit=prespawn.STREAM_LIMIT,
+                )
         except FileNotFoundError as exc:
             raise ServerNotInstalled(f"{self.label}: program not found: {command[0]}") from exc
         except OSError as exc:
             raise ServerStartError(f"{self.label}: cannot start {command[0]}: {exc}") from exc
-        assert self.process.stdin is not None and self.process.stdout is not None
-        assert self.process.stderr is not None
-        self._server = self.process
-        self.protocol.set_writer(self.process.stdin)
-        reader = asyncio.create_task(self._read_loop(self.process.stdout))
-        self._tasks += [reader, asyncio.create_task(self._drain_stderr(self.process.stderr)),
-                        asyncio.create_task(self._watch_exit(self.process, reader))]
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        self.process = process
+        self.protocol.set_writer(process.stdin)
+        reader = asyncio.create_task(self._read_loop(process.stdout))
+        self._tasks += [reader, asyncio.create_task(self._drain_stderr(process.stderr)),
+                        asyncio.create_task(self._watch_exit(process, reader))]
 
     @property
     def pull_diagnostics(self) -> bool:
@@ -291,7 +279,7 @@ class BridgeClient(LanguageClient):
         except Exception as exc:  # a handler bug must not stop the reader
             self.stderr_tail.append(f"[handler error] {type(exc).__name__}: {exc}")
 
-    async def _watch_exit(self, process: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
+    async def _watch_exit(self, process: prespawn.ServerProcess, reader: asyncio.Task[None]) -> None:
         code = await process.wait()
         with contextlib.suppress(Exception):  # let answers already on the pipe arrive
             await asyncio.wait_for(asyncio.shield(reader), 2)

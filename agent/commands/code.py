@@ -87,6 +87,11 @@ def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bo
             if not result.get("success") and (result.get("data") or {}).get("usage_error"):
                 raise UsageError(str(result.get("error")))
             return result
+    file_path = tool_args.get("file_path")
+    if isinstance(file_path, str):  # the server boots while the tools load (lsp_bridge.prespawn)
+        from ..semantic.early import start_server_early
+
+        start_server_early(settings, root, file_path)
     registry = load_all_tools()
     try:
         tool, params = registry.validate(name, tool_args)
@@ -131,7 +136,8 @@ def cmd_refs(args: argparse.Namespace) -> int:
 def cmd_rename(args: argparse.Namespace) -> int:
     root = _root(args.root)
     tool_args = {**parse_target(args.target, root), "new_name": args.new_name,
-                 "dry_run": bool(args.dry_run or args.compare), "allow_syntactic": args.allow_syntactic}
+                 "dry_run": bool(args.dry_run or args.compare), "allow_syntactic": args.allow_syntactic,
+                 "check_diagnostics": args.check}
     result = run_tool(root, "rename_symbol", tool_args, use_daemon=not args.no_daemon)
     if not args.compare or not result.get("success"):
         return _emit(args, result)
@@ -256,6 +262,10 @@ def register(sub: Any) -> None:
                    "change and what it would miss")
     p.add_argument("--allow-syntactic", action="store_true",
                    help="without a language server, rename same-named identifiers in other files too")
+    p.add_argument("--check", action="store_true",
+                   help="after writing, wait for the language server to re-check the changed files and report "
+                   "the errors the rename introduced (off by default: a full re-check of every changed file "
+                   "costs seconds on big files; the agent's rename_symbol tool always checks)")
     _common(p)
     p.set_defaults(func=cmd_rename)
 

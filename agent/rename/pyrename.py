@@ -5,11 +5,14 @@ strings, and import aliases renamed as the local names they are."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import tree_sitter as ts
 
 from lsp_bridge.errors import BridgeError, RenameRefused
+from lsp_bridge.pyright_scope import hidden_by_config
+from lsp_bridge.sync import MAX_HIDDEN_OPEN
 from lsp_bridge.types import FileEdits, FileLocation, Position, Range
 
 from ..syntax import local_occurrences
@@ -37,7 +40,6 @@ from .pysource import (
     text_of,
 )
 from .pystrings import annotation_names
-from .scope import outside_checker_scope
 from .server import SemanticServer, Sources, TypeDefinitionServer
 from .stubs import MEMBER_KINDS, MODULE_KINDS, StubPairs, param_of
 
@@ -69,7 +71,7 @@ class PythonRename:
         src = self.sources.parsed(path)
         assert src is not None  # plan_rename read it
         ident = src.identifier_at(pos)
-        if self.widen_scope():
+        if self.widen_scope(path):
             initial = None  # computed before the files outside the checker's scope were opened
         refused: RenameRefused | None = None
         primary: list[FileEdits] = []
@@ -103,9 +105,23 @@ class PythonRename:
             return self.server.rename(path, pos, self.new)
         return references_as_edits(self.server, path, pos, self.new)
 
-    def widen_scope(self) -> bool:
-        """Open the files the project's checker config leaves out that mention the name."""
-        extra = outside_checker_scope(self.sources.root, lambda: self.sources.files_containing(self.name))
+    def widen_scope(self, path: Path) -> bool:
+        """Open the files the project's pyright config leaves out that mention the name — unless the
+        bridge's session already opened every such file when it started (it does up to a bound)."""
+        opened_all = getattr(self.server, "hidden_files", None)
+        if isinstance(opened_all, int):
+            self.server.sync(path)  # starts the server, which opens the files the config hides
+            hidden: int = self.server.hidden_files  # type: ignore[attr-defined]
+            if hidden <= MAX_HIDDEN_OPEN:
+                if hidden:
+                    self.plan.notes.append(f"{hidden} file(s) outside the project's pyright include were "
+                                           "searched too (opened in the server)")
+                return False
+
+        def mentioning() -> Iterator[Path]:  # read only when a pyright config narrows the scope
+            yield from self.sources.files_containing(self.name)
+
+        extra = hidden_by_config(self.sources.root, mentioning())
         for path in extra[: self.limits.opened_files]:
             try:
                 self.server.sync(path)

@@ -180,6 +180,10 @@ class DaemonClient:
             for fd in (0, 1, 2):  # a caller reading the parent's output must not wait for the daemon
                 os.dup2(devnull, fd)
             os.chdir(self.state)
+            if warm:  # the server boots while the daemon's modules load
+                from .early import start_language_early
+
+                start_language_early(self.settings, self.root, warm)
             from .daemon import run
 
             code = run(self.root, self.state, self.settings, [warm] if warm else [])

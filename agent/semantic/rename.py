@@ -207,7 +207,7 @@ def _file_op(ctx: ToolContext, op: FileEdits, texts: dict[str, str | None], hash
 
 # -------------------------------------------------------------------------------- the tool
 def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: bool,
-                  allow_syntactic: bool) -> ToolResult:
+                  allow_syntactic: bool, check_diagnostics: bool = True) -> ToolResult:
     plan = plan_rename(ctx, target, new_name, allow_syntactic=allow_syntactic)
     edits = plan_edits(ctx, plan)
     sites = [s.to_dict() for s in sorted(plan.sites, key=lambda s: (s.path, s.range))]
@@ -236,7 +236,8 @@ def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: b
     try:
         # the model reads each changed line once; the full diff is in data (and `--dry-run` shows it)
         result = commit(ctx, edits, operation=f"rename_symbol {plan.old_name} -> {new_name}",
-                        summary="\n".join([summary, *extra]), show=changed_lines)
+                        summary="\n".join([summary, *extra]), show=changed_lines,
+                        skip=() if check_diagnostics else ("diagnostics",))
     except OSError as exc:  # the workspace restored every file it had written before the failure
         raise ToolFailure(f"writing the rename failed ({exc}); every file was restored, nothing changed") from exc
     result.data.update(data)

@@ -68,6 +68,9 @@ def find_references(ctx: ToolContext, args: FindReferencesInput) -> ToolResult:
 class RenameSymbolInput(PositionInput):
     new_name: str = Field(description="The new identifier (must be valid and not a keyword in the file's language).")
     dry_run: bool = Field(False, description="Only show the diff; write nothing.")
+    check_diagnostics: bool = Field(
+        True, description="After writing, wait for the language server to re-check the changed files and report "
+        "the errors it finds that the rename introduced (a full re-check of each changed file: seconds on big ones).")
     allow_syntactic: bool = Field(
         False, description="Without a language server, also rename same-named identifiers in code in other "
         "files (may hit unrelated symbols; review the diff). Without it such a rename is refused.")
@@ -79,7 +82,8 @@ def rename_symbol(ctx: ToolContext, args: RenameSymbolInput) -> ToolResult:
     arguments), from its definition or any use. Strings and comments are left alone. All files
     change together (one undo); returns the diff and the files changed."""
     target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
-    return _rename_symbol(ctx, target, args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic)
+    return _rename_symbol(ctx, target, args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic,
+                          check_diagnostics=args.check_diagnostics)
 
 
 class GetDiagnosticsInput(BaseModel):

@@ -12,7 +12,6 @@ from agent.rename.ecma import fix_shorthands
 from agent.rename.pysource import PySource, classes, classify, module_level_binding
 from agent.rename.pystrings import attribute_name_strings, name_list_entries
 from agent.rename.review import review_items
-from agent.rename.scope import outside_checker_scope
 from agent.rename.server import Sources
 from agent.workspace import Workspace
 from lsp_bridge import Position, Range
@@ -104,17 +103,6 @@ def test_attribute_name_strings_only_on_the_own_class(src: PySource) -> None:
         at(src, '_obj_setattr(self, "_v"', 20),
         at(src, 'k != "_v"', 6),  # a statement filtering self.__dict__ by the name
     ]  # not getattr(other, "_v"), not the returned "_v"
-
-
-def test_outside_checker_scope(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.pyright]\ninclude = ["src/pkg"]\nexclude = ["src/pkg/gen"]\n')
-    files = [tmp_path / p for p in ("src/pkg/a.py", "src/pkg/gen/b.py", "tests/test_a.py", "setup.py")]
-    assert outside_checker_scope(tmp_path, lambda: files) == [files[1], files[2], files[3]]
-    (tmp_path / "pyrightconfig.json").write_text('{"include": ["."]}')
-    assert outside_checker_scope(tmp_path, lambda: files) == []  # pyrightconfig.json wins over pyproject.toml
-    (tmp_path / "pyrightconfig.json").unlink()
-    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n")
-    assert outside_checker_scope(tmp_path, lambda: files) == []
 
 
 def test_shorthand_property_keeps_the_other_half(tmp_path: Path) -> None:

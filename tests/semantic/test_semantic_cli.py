@@ -49,6 +49,7 @@ def test_rename_json_contract_then_undo(proj: Path, pristine: dict[str, bytes]) 
     assert out["data"]["files"] == ["shapes/__init__.py", "shapes/geometry.py", "shapes/labels.py",
                                     "shapes/registry.py", "tests/test_shapes.py"]
     assert "def compute_area(" in (proj / "shapes/geometry.py").read_text(encoding="utf-8")
+    assert "diagnostics" not in out["data"]  # the one-shot CLI does not wait for a re-check unless --check
     assert daemon_status(proj)["running"] is True
     undo = run_cli("undo", "--root", str(proj))
     assert undo.returncode == 0, undo.stderr
@@ -182,3 +183,15 @@ def test_write_failing_half_way_leaves_every_file_as_it_was(tmp_path: Path) -> N
     assert "every file was restored" in out["error"] and "File too large" in out["error"]
     assert tree(root) == before
     assert run_cli("undo", "--root", str(root)).returncode == 1  # nothing was journaled
+
+
+def test_rename_check_waits_for_the_server_recheck(proj: Path, pristine: dict[str, bytes]) -> None:
+    """`--check` (in-process here, with the server started early) re-checks every changed file and
+    reports what the rename introduced: nothing for a correct rename."""
+    r = run_cli("rename", "shapes/geometry.py:30:5", "compute_area", "--check", "--no-daemon", "--root", str(proj),
+                "--json")
+    assert r.returncode == 0, r.stderr
+    checked = r.json["data"]["diagnostics"]
+    assert checked["introduced"] == [] and sorted(checked["checked"]) == r.json["data"]["files"]
+    assert run_cli("undo", "--root", str(proj)).returncode == 0
+    assert tree(proj) == pristine
