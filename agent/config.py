@@ -96,6 +96,9 @@ class LspSettings(_Section):
         "servers warm (started on demand, in-process if it cannot start); never: always in-process.")
     daemon_idle_timeout: float = Field(
         900.0, gt=0, description="Seconds without a request after which the background process exits.")
+    watch_files: bool = Field(
+        True, description="Notice changed files through inotify folder watches (Linux) instead of stat'ing every "
+        "source file before each request; turn off on network filesystems changed from other machines.")
     diagnostics_delta: bool = Field(
         True, description="After each edit, report the diagnostics it introduced (only when a server already runs).")
     diagnostics_wait: float = Field(

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_bridge.positions import TextLines, normalize_text
+from lsp_bridge.watch import FolderWatch
 
 # Folders no language server should index for us (pyright's and tsserver's defaults agree).
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
@@ -63,10 +65,14 @@ def stat_of(path: Path) -> Stat | None:
     return (st.st_mtime_ns, st.st_size)
 
 
-def walk_sources(root: Path, suffixes: Mapping[str, str], limit: int) -> Iterator[Path]:
-    """Source files under `root` with one of `suffixes`, skipping hidden, vendored and build folders."""
+def walk_sources(root: Path, suffixes: Mapping[str, str], limit: int,
+                 folders: list[str] | None = None) -> Iterator[Path]:
+    """Source files under `root` with one of `suffixes`, skipping hidden, vendored and build folders
+    (the folders walked are appended to `folders`)."""
     count = 0
     for folder, dirs, files in os.walk(root):
+        if folders is not None:
+            folders.append(folder)
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):
             if os.path.splitext(name)[1].lower() in suffixes:
@@ -77,35 +83,133 @@ def walk_sources(root: Path, suffixes: Mapping[str, str], limit: int) -> Iterato
 
 
 class DocumentStore:
-    """Open documents (bounded, least recently used closed first) and the disk snapshot."""
+    """Open documents (bounded, least recently used closed first) and the disk snapshot.
 
-    def __init__(self, *, max_open: int = 200) -> None:
+    Changes on disk are found by `scan`: with a folder watch (lsp_bridge.watch, `watch=True`) only
+    the files whose folder reported an event are stat'ed, and files created in the tree are found
+    too; without one (or after the watch lost events) every known file is stat'ed."""
+
+    def __init__(self, *, max_open: int = 200, watch: bool = False) -> None:
         self.open: OrderedDict[Path, OpenDoc] = OrderedDict()
         self.pinned: set[Path] = set()  # kept open for good (files the server would otherwise skip)
         self.snapshot: dict[Path, Stat] = {}
         self.max_open = max_open
+        self._want_watch = watch
+        self._watch: FolderWatch | None = None
+        self._suffixes: Mapping[str, str] = {}
+        self._root: Path | None = None
+        self._limit = 0
+        self._unapplied: set[Path] = set()  # found by a scan, not yet recorded by apply_scan
+        self._lock = threading.Lock()
+
+    @property
+    def watching(self) -> bool:
+        return self._watch is not None and not self._watch.broken
 
     def take_snapshot(self, root: Path, suffixes: Mapping[str, str], limit: int) -> None:
+        self.close()
+        self._root, self._suffixes, self._limit = root, suffixes, limit
+        folders: list[str] = []
         self.snapshot = {}
-        for path in walk_sources(root, suffixes, limit):
+        for path in walk_sources(root, suffixes, limit, folders):
             st = stat_of(path)
             if st is not None:
                 self.snapshot[path] = st
+        if self._want_watch and len(self.snapshot) < limit:  # a truncated tree is re-stat'ed instead
+            watch = FolderWatch.create()
+            if watch is not None and all(watch.add(folder) for folder in folders):
+                self._watch = watch
+            elif watch is not None:
+                watch.close()
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
 
     def scan(self) -> dict[Path, Stat | None]:
-        """Stat every known file (safe to run in a worker thread): {path: new stat or None if gone}
-        for those that differ from what the server was last told. Apply with `apply_scan`."""
-        known = list(self.snapshot.items()) + [(p, d.stat) for p, d in list(self.open.items())]
-        return {path: now for path, before in known if (now := stat_of(path)) != before}
+        """Files that differ from what the server was last told (safe to run in a worker thread):
+        {path: new stat, or None if gone}. Apply with `apply_scan`."""
+        with self._lock:
+            watch = self._watch
+            changes = watch.drain() if watch is not None else None
+            if watch is None or changes is None:
+                if watch is not None and self._root is not None:  # events were lost: look again at everything
+                    return self._rescan()
+                known = list(self.snapshot.items()) + [(p, d.stat) for p, d in list(self.open.items())]
+                return {path: now for path, before in known if (now := stat_of(path)) != before}
+            candidates = set(self._unapplied)
+            folders_hit = [Path(p) for p in changes.paths if os.path.splitext(p)[1].lower() not in self._suffixes]
+            candidates.update(Path(p) for p in changes.paths if os.path.splitext(p)[1].lower() in self._suffixes)
+            if folders_hit:  # a folder removed or renamed: every known file below it
+                prefixes = tuple(str(f) + os.sep for f in folders_hit)
+                candidates.update(p for p in list(self.snapshot) if str(p).startswith(prefixes))
+            for folder in sorted(changes.new_folders):
+                candidates.update(self._watch_new_folder(Path(folder)))
+            candidates.update(p for p in list(self.open) if not self._under_watch(p))
+            found: dict[Path, Stat | None] = {}
+            for path in candidates:
+                doc = self.open.get(path)
+                before = doc.stat if doc is not None else self.snapshot.get(path)
+                now = stat_of(path)
+                if now != before:
+                    found[path] = now
+            self._unapplied = set(found)
+            return found
 
-    def apply_scan(self, found: dict[Path, Stat | None]) -> tuple[list[Path], list[Path]]:
-        """Record a scan's results; returns (changed, deleted)."""
+    def _under_watch(self, path: Path) -> bool:
+        root = self._root
+        return root is not None and path.is_relative_to(root) and not any(
+            part in SKIP_DIRS or part.startswith(".") for part in path.relative_to(root).parent.parts)
+
+    def _watch_new_folder(self, folder: Path) -> list[Path]:
+        """A folder that appeared: watch it (and its subfolders) and list its source files."""
+        if self._watch is None or self._root is None or not folder.is_relative_to(self._root):
+            return []
+        rel_parts = folder.relative_to(self._root).parts
+        if any(part in SKIP_DIRS or part.startswith(".") for part in rel_parts):
+            return []
+        folders: list[str] = []
+        files = list(walk_sources(folder, self._suffixes, self._limit, folders))
+        for sub in folders:
+            if not self._watch.add(sub):
+                self._watch.broken = True  # past the watch limit: the next scans stat everything
+        return files
+
+    def _rescan(self) -> dict[Path, Stat | None]:
+        """After lost events: a fresh walk (new files too) compared with what is known; the watch
+        is rebuilt."""
+        assert self._root is not None
+        old = dict(self.snapshot)
+        opened = {p: d.stat for p, d in self.open.items()}
+        self.take_snapshot(self._root, self._suffixes, self._limit)
+        fresh, self.snapshot = self.snapshot, old
+        found: dict[Path, Stat | None] = {}
+        for path, st in fresh.items():
+            if st != opened.get(path, old.get(path)):
+                found[path] = st
+        for path in set(old) | set(opened):
+            if path not in fresh and (now := stat_of(path)) != opened.get(path, old.get(path)):
+                found[path] = now
+        self._unapplied = set(found)
+        return found
+
+    def apply_scan(self, found: dict[Path, Stat | None]) -> tuple[list[Path], list[Path], list[Path]]:
+        """Record a scan's results; returns (changed, deleted, created)."""
         changed: list[Path] = []
         deleted: list[Path] = []
+        created: list[Path] = []
         for path, now in found.items():
+            new = path not in self.snapshot and path not in self.open
             self.note(path, now)
-            (deleted if now is None else changed).append(path)
-        return changed, deleted
+            if now is None:
+                if not new:
+                    deleted.append(path)
+            else:
+                (created if new else changed).append(path)
+        with self._lock:
+            self._unapplied.difference_update(found)
+        return changed, deleted, created
 
     def note(self, path: Path, st: Stat | None) -> None:
         if st is None:

@@ -30,7 +30,7 @@ class SessionPool:
     def __init__(self, *, servers: Mapping[str, str] | None = None, cache_dir: Path | None = None,
                  auto_install: bool = True, settings: Mapping[str, Mapping[str, Any]] | None = None,
                  request_timeout: float = 60.0, ready_timeout: float = 300.0, start_timeout: float = 60.0,
-                 loop: LoopThread | None = None) -> None:
+                 loop: LoopThread | None = None, watch_files: bool = True) -> None:
         self._servers = {**DEFAULT_SERVERS, **(servers or {})}
         for name in self._servers.values():
             get_spec(name)  # unknown names fail here, not at first use
@@ -40,6 +40,7 @@ class SessionPool:
         self._request_timeout = request_timeout
         self._ready_timeout = ready_timeout
         self._start_timeout = start_timeout
+        self._watch_files = watch_files
         self._loop = loop
         self._sessions: dict[tuple[Path, str], LspSession] = {}
         self._lock = threading.Lock()
@@ -57,7 +58,8 @@ class SessionPool:
                     key[0], get_spec(self._servers[lang]), loop=self._loop or shared_loop(),
                     cache_dir=self._cache_dir, auto_install=self._auto_install,
                     settings=self._settings.get(lang), request_timeout=self._request_timeout,
-                    ready_timeout=self._ready_timeout, start_timeout=self._start_timeout)
+                    ready_timeout=self._ready_timeout, start_timeout=self._start_timeout,
+                    watch_files=self._watch_files)
                 self._sessions[key] = session
             return session
 

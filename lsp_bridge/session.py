@@ -53,7 +53,8 @@ class LspSession:
                  command: Sequence[str] | None = None, cache_dir: Path | None = None,
                  auto_install: bool = True, settings: Mapping[str, Any] | None = None,
                  env: Mapping[str, str] | None = None, request_timeout: float = 60.0,
-                 ready_timeout: float = 300.0, start_timeout: float = 60.0, max_files: int = 50_000) -> None:
+                 ready_timeout: float = 300.0, start_timeout: float = 60.0, max_files: int = 50_000,
+                 watch_files: bool = True) -> None:
         self.root = Path(root).resolve()
         self.spec = spec
         self.request_timeout = request_timeout
@@ -69,7 +70,7 @@ class LspSession:
         self._settings = settings_lookup(spec.settings, settings or {})
         self._env = env
         self._client: BridgeClient | None = None
-        self._files = DocumentSync(self.root, spec, max_files=max_files)
+        self._files = DocumentSync(self.root, spec, max_files=max_files, watch=watch_files)
         self._start_lock: asyncio.Lock | None = None
         self._starts = 0
 
@@ -306,6 +307,7 @@ class LspSession:
             client, self._client = self._client, None
             if client is not None:
                 await client.close(timeout=5)
+            self._files.close()
 
     async def _wait_ready(self, client: BridgeClient, timeout: float) -> bool:
         deadline = time.monotonic() + timeout

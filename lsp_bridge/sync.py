@@ -34,11 +34,12 @@ LINES_CACHE = 1000  # files whose split text is kept for converting answers' col
 class DocumentSync:
     """One server's documents: what it has been sent, and the disk snapshot it is compared with."""
 
-    def __init__(self, root: Path, spec: ServerSpec, *, max_files: int) -> None:
+    def __init__(self, root: Path, spec: ServerSpec, *, max_files: int, watch: bool = True) -> None:
         self.root = root
         self.spec = spec
         self.max_files = max_files
-        self._docs = DocumentStore()
+        self.watch = watch
+        self._docs = DocumentStore(watch=watch)
         self._lines: OrderedDict[Path, tuple[Stat, TextLines]] = OrderedDict()
         self.hidden_files = 0
 
@@ -52,7 +53,8 @@ class DocumentSync:
 
     async def reset(self, client: BridgeClient) -> None:
         """A fresh server knows nothing: snapshot the disk, open what a pyright config would hide."""
-        self._docs = DocumentStore()
+        self._docs.close()
+        self._docs = DocumentStore(watch=self.watch)
         await asyncio.to_thread(self._docs.take_snapshot, self.root, self.spec.language_ids, self.max_files)
         if self.spec.readiness == "pyright":
             await self.open_hidden(client)
@@ -112,10 +114,14 @@ class DocumentSync:
         await self.apply_scan(client, await asyncio.to_thread(self._docs.scan))
 
     async def apply_scan(self, client: BridgeClient, found: dict[Path, Any]) -> bool:
-        changed, deleted = self._docs.apply_scan(found)
+        changed, deleted, created = self._docs.apply_scan(found)
         await self.announce(client, [(p, lsp.FileChangeType.Changed) for p in changed]
-                             + [(p, lsp.FileChangeType.Deleted) for p in deleted])
-        return bool(changed or deleted)
+                            + [(p, lsp.FileChangeType.Deleted) for p in deleted]
+                            + [(p, lsp.FileChangeType.Created) for p in created])
+        return bool(changed or deleted or created)
+
+    def close(self) -> None:
+        self._docs.close()
 
     async def files_changed(self, client: BridgeClient, paths: list[Path]) -> None:
         events = []

@@ -37,6 +37,7 @@ def _make_pool(ctx: ToolContext) -> SessionPool:
             auto_install=lsp.auto_install,
             request_timeout=lsp.request_timeout,
             ready_timeout=lsp.ready_timeout,
+            watch_files=lsp.watch_files,
         )
     except BridgeError as exc:  # an unknown server name in the configuration
         raise ToolFailure(f"lsp settings: {exc}") from exc
@@ -66,7 +67,7 @@ def session_for(ctx: ToolContext, language: str) -> LspSession:
             spec = get_spec(_settings_servers(ctx)[language])
             sessions[language] = LspSession(
                 ctx.workspace.root, spec, command=command, request_timeout=lsp.request_timeout,
-                ready_timeout=lsp.ready_timeout)
+                ready_timeout=lsp.ready_timeout, watch_files=lsp.watch_files)
         return sessions[language]
     return get_pool(ctx).get(ctx.workspace.root, language)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -113,6 +114,27 @@ def test_references_are_never_stale_after_a_file_changes_on_disk(py_session: Lsp
     finally:
         extra.unlink()
         py_session.files_changed([extra])
+    assert len(py_session.references(geometry, at)) == before
+
+
+def test_files_created_and_deleted_behind_its_back_are_seen(py_session: LspSession, pyproj: Path) -> None:
+    """Nobody calls files_changed: the folder watches report a new module (in a new package too)
+    and its deletion before the next request."""
+    geometry = pyproj / "shapes/geometry.py"
+    at = pos_of(geometry, "area_of", "def area_of")
+    before = len(py_session.references(geometry, at))
+    extra = pyproj / "shapes/extra_unannounced.py"
+    package = pyproj / "more_shapes"
+    extra.write_text("from shapes.geometry import area_of\n\nONCE = area_of\n")
+    package.mkdir()
+    (package / "__init__.py").write_text("from shapes.geometry import area_of\n\nAGAIN = area_of\n")
+    try:
+        found = py_session.references(geometry, at)
+        assert len(found) == before + 4
+        assert {extra, package / "__init__.py"} <= {loc.path for loc in found}
+    finally:
+        extra.unlink()
+        shutil.rmtree(package)
     assert len(py_session.references(geometry, at)) == before
 
 
