@@ -263,8 +263,8 @@ class BridgeClient(LanguageClient):
             raise ProtocolViolation(f"{self.label}: invalid JSON from the server: {body[:200]!r}") from exc
         if not isinstance(raw, dict):
             raise ProtocolViolation(f"{self.label}: a JSON-RPC message must be an object: {body[:200]!r}")
-        try:
-            message = json.loads(body, object_hook=self.protocol.structure_message)
+        try:  # pygls types the top-level message only (inner objects are typed from it): parse once
+            message = self.protocol.structure_message(raw)
         except (JsonRpcException, Exception) as exc:
             # A well-formed frame pygls cannot type: fail just the request it answers, if any.
             msg_id = raw.get("id")

@@ -43,6 +43,7 @@ class SessionPool:
         self._watch_files = watch_files
         self._loop = loop
         self._sessions: dict[tuple[Path, str], LspSession] = {}
+        self._resolved: dict[str, Path] = {}
         self._lock = threading.Lock()
         atexit.register(_close_at_exit, weakref.ref(self))
 
@@ -50,7 +51,10 @@ class SessionPool:
         lang = _LANGUAGE_ALIASES.get(language, language)
         if lang not in LANGUAGES:
             raise BridgeError(f"no language server for {language!r}; supported: {', '.join(LANGUAGES)}")
-        key = (Path(root).resolve(), lang)
+        resolved = self._resolved.get(str(root))
+        if resolved is None:  # realpath costs a system call per path component: once per root
+            resolved = self._resolved[str(root)] = Path(root).resolve()
+        key = (resolved, lang)
         with self._lock:
             session = self._sessions.get(key)
             if session is None:

@@ -150,8 +150,10 @@ def _tsls_options(install_dir: Path) -> Any:
 
 
 _PYRIGHT_ANALYSIS = {
-    # Analyse every file of the workspace (not just open ones), so readiness means "all known".
-    "diagnosticMode": "workspace",
+    # Diagnostics for the files we open (get_diagnostics and the edit delta open what they check).
+    # References and rename search every file of the program either way; "workspace" would also
+    # type-check the whole tree in the background (minutes of CPU on Django, slowing every answer).
+    "diagnosticMode": "openFilesOnly",
     "autoSearchPaths": True,
     "useLibraryCodeForTypes": True,
     "typeCheckingMode": "standard",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from lsp_bridge.readiness import expect_enumeration
 from lsp_bridge.servers import ServerSpec
 from lsp_bridge.uris import path_to_uri
 
+RACY_NS = 2_000_000_000  # a file written this recently may change again within one mtime tick
 MAX_HIDDEN_OPEN = 2000  # files hidden by a pyright config that are opened to keep them in scope
 MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are not sent to a server
 LINES_CACHE = 1000  # files whose split text is kept for converting answers' columns
@@ -79,6 +81,10 @@ class DocumentSync:
         st = stat_of(path)
         if st is not None and st[1] > MAX_FILE_BYTES:
             raise BridgeError(f"{path} is too large for the language server ({st[1]} bytes)")
+        open_doc = self._docs.open.get(path)
+        if open_doc is not None and st == open_doc.stat and time.time_ns() - st[0] > RACY_NS:
+            self._docs.touch(path)  # unchanged since it was sent (and not too recent to tell by stat)
+            return open_doc
         disk = await asyncio.to_thread(read_file, path)
         if disk is None:
             raise BridgeError(f"not a readable file: {path}")

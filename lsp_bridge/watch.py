@@ -45,6 +45,7 @@ class FolderWatch:
         self._watched: set[str] = set()
         self._lock = threading.Lock()
         self.broken = False
+        self.generation = 0  # counts folders that stopped being watched (their cached answers are void)
 
     @classmethod
     def create(cls) -> FolderWatch | None:
@@ -72,6 +73,9 @@ class FolderWatch:
             self._watched.add(folder)
         return True
 
+    def watching(self, folder: str) -> bool:
+        return not self.broken and folder in self._watched
+
     def drain(self) -> Changes | None:
         """Everything queued since the last drain; None when events were lost (overflow) and the
         caller must re-examine everything."""
@@ -97,6 +101,7 @@ class FolderWatch:
                     if event.mask & _flags.IGNORED:  # the watch is gone (folder deleted or unmounted)
                         self._folders.pop(event.wd, None)
                         self._watched.discard(folder)
+                        self.generation += 1
                         continue
                     if event.mask & (_flags.DELETE_SELF | _flags.MOVE_SELF):
                         out.paths.add(folder)

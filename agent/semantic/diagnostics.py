@@ -17,6 +17,7 @@ from lsp_bridge.errors import BridgeError
 
 from ..toolcontext import CheckOutcome, ToolContext
 from ..workspace import Applied
+from .filecache import forget_written
 from .languages import server_language
 from .sessions import notify_changed, running_sessions
 
@@ -73,6 +74,7 @@ class ServerSync:
 
     def check(self, ctx: ToolContext, applied: Applied) -> CheckOutcome:
         root = ctx.workspace.root
+        forget_written(ctx, applied.paths)
         notify_changed(ctx, [root / p for p in applied.paths if server_language(p)])
         return CheckOutcome()
 

@@ -1,12 +1,17 @@
 """Texts of workspace files and the code occurrences of names in them, kept for the session (a
 ctx service) while each file's stat signature is unchanged: repeated queries in a long-lived
-session (the daemon, an agent run) re-read and re-parse only the files that changed."""
+session (the daemon, an agent run) re-read and re-parse only the files that changed.
+
+A session with folder watches (the daemon's listing, agent/semantic/watch.py) calls `follow`
+before each request with what the watch saw; a cached text of a watched folder is then trusted
+without a stat until an event names it (a search over a big tree stat'ed every file each time)."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 
 from ..toolcontext import ToolContext
 
@@ -26,6 +31,48 @@ class FileCache:
         self._occurrences: OrderedDict[tuple[str, str], tuple[Signature, list[tuple[int, int]]]] = OrderedDict()
         self._lines: OrderedDict[str, tuple[str, list[str]]] = OrderedDict()  # keyed by the text object
         self._lock = threading.Lock()  # a search may run beside the request that waits for the server
+        self._covers: Callable[[str], bool] | None = None  # rel -> its folder is watched
+        self._covered: dict[str, bool] = {}  # answers of `_covers`, for one generation of the watch
+        self._generation = 0
+
+    def follow(self, covers: Callable[[str], bool] | None, changed: Iterable[str] | None, generation: int = 0) -> None:
+        """Trust cached texts whose folder `covers` says is watched, except the `changed` ones
+        (workspace-relative), which are dropped. `changed=None` (events were lost) or `covers=None`
+        (no watch) returns to checking every file's stat. `covers`'s answers are remembered while
+        `generation` stays the same."""
+        with self._lock:
+            if covers is None or changed is None:
+                self._covers = None
+                self._covered.clear()
+                return
+            self._drop(changed)
+            if generation != self._generation:
+                self._covered.clear()
+                self._generation = generation
+            self._covers = covers
+
+    def forget(self, rels: Iterable[str]) -> None:
+        """Files a tool just wrote: read them afresh (a watch reports them only at the next poll)."""
+        with self._lock:
+            self._drop(rels)
+
+    def _drop(self, rels: Iterable[str]) -> None:
+        for rel in rels:
+            old = self._texts.pop(rel, None)
+            if old is not None and old[1] is not None:
+                self._chars -= len(old[1])
+
+    def _trusted(self, rel: str) -> tuple[Signature, str | None] | None:
+        covers = self._covers
+        if covers is None:
+            return None
+        covered = self._covered.get(rel)
+        if covered is None:
+            covered = self._covered[rel] = covers(rel)
+        if not covered:
+            return None
+        with self._lock:
+            return self._texts.get(rel)
 
     def _signature(self, rel: str) -> Signature | None:
         try:
@@ -36,6 +83,9 @@ class FileCache:
 
     def text(self, rel: str) -> str | None:
         """The file's "\\n" text, or None when it cannot be read as text."""
+        trusted = self._trusted(rel)
+        if trusted is not None:
+            return trusted[1]
         sig = self._signature(rel)
         if sig is None:
             return None
@@ -83,7 +133,8 @@ class FileCache:
         """0-based (line, column) of identifier tokens `name` in code (syntax layer), cached."""
         from ..syntax import code_occurrences
 
-        sig = self._signature(rel)
+        trusted = self._trusted(rel)
+        sig = trusted[0] if trusted is not None else self._signature(rel)
         key = (rel, name)
         with self._lock:
             cached = self._occurrences.get(key)
@@ -98,6 +149,12 @@ class FileCache:
                 if len(self._occurrences) > MAX_OCCURRENCE_ENTRIES:
                     self._occurrences.popitem(last=False)
         return found
+
+
+def forget_written(ctx: ToolContext, rels: Iterable[str]) -> None:
+    """After a tool wrote `rels`: drop them from the session's cache, if it has one."""
+    if ctx.has_service(_SERVICE):
+        file_cache(ctx).forget(rels)
 
 
 def file_cache(ctx: ToolContext) -> FileCache:

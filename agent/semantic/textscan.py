@@ -82,6 +82,14 @@ class SourceListing:
         if changed:
             with self._lock:
                 self._files.clear()
+        root, events = str(self.ctx.workspace.root), self.watcher.events
+        if events is None:
+            file_cache(self.ctx).follow(None, None)
+        else:
+            watcher = self.watcher
+            file_cache(self.ctx).follow(lambda rel: watcher.covers(os.path.join(root, rel)),
+                                        [os.path.relpath(p, root) for p in events if p.startswith(root + os.sep)],
+                                        watcher.generation)
         return changed
 
     def files(self, family: str) -> list[str] | None:

@@ -27,12 +27,22 @@ class NewFileWatcher:
         self.suffixes = suffixes
         self._folders: dict[str, tuple[int, frozenset[str], frozenset[str]]] = {}  # mtime, subfolders, files
         self._watch: FolderWatch | None = None
+        self.events: set[str] | None = None  # paths named by the last poll's events (None: not watching)
         self._list(str(root), [])
         watch = FolderWatch.create()
         if watch is not None and all(watch.add(folder) for folder in self._folders):
             self._watch = watch
         elif watch is not None:
             watch.close()
+
+    def covers(self, path: str) -> bool:
+        """Whether a change to the file `path` (absolute) raises an event here."""
+        return self._watch is not None and self._watch.watching(os.path.dirname(path))
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever a folder stops being watched (answers of `covers` may have changed)."""
+        return self._watch.generation if self._watch is not None else -1
 
     def close(self) -> None:
         if self._watch is not None:
@@ -60,7 +70,7 @@ class NewFileWatcher:
         old = self._folders.get(folder)
         old_subs, old_files = (old[1], old[2]) if old else (frozenset(), frozenset())
         self._folders[folder] = (mtime, frozenset(subs), frozenset(files))
-        if old is None and self._watch is not None and not self._watch.add(folder):
+        if self._watch is not None and not self._watch.add(folder):  # (re)created folders too
             self.close()  # past the watch limit: mtimes from now on
         if old is not None:
             found.extend(Path(folder, name) for name in files ^ old_files)
@@ -88,6 +98,7 @@ class NewFileWatcher:
         """Source files created or deleted since the last poll (or construction)."""
         found: list[Path] = []
         changes = self._watch.drain() if self._watch is not None else None
+        self.events = changes.paths if changes is not None else None
         if changes is not None:
             touched = {os.path.dirname(p) for p in changes.paths} | (changes.paths & set(self._folders))
             for folder in sorted(touched):

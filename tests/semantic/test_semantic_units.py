@@ -111,6 +111,49 @@ def test_new_file_watcher_sees_creations_deletions_and_new_folders(tmp_path: Pat
     assert watcher.poll() == [tmp_path / "pkg" / "a.py"]
 
 
+def test_watched_file_cache_trusts_texts_until_an_event_names_them(tmp_path: Path) -> None:
+    """A daemon-like session (listing + watch): a same-size edit that keeps the old mtime fools a
+    stat check but not the watch; a file a tool wrote is read afresh at once; lost events bring
+    back the stat check."""
+    import os
+    import shutil
+
+    from agent.semantic.filecache import file_cache, forget_written
+    from agent.semantic.textscan import source_listing
+    from agent.toolcontext import ToolContext
+
+    (tmp_path / "pkg").mkdir()
+    target = tmp_path / "pkg" / "a.py"
+    target.write_text("value = 1\n")
+    with ToolContext.create(tmp_path) as ctx:
+        listing = source_listing(ctx)
+        cache = file_cache(ctx)
+        listing.poll()
+        assert cache.text("pkg/a.py") == "value = 1\n"
+        st = target.stat()
+        target.write_text("value = 2\n")
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime: stat sees nothing
+        listing.poll()
+        assert cache.text("pkg/a.py") == "value = 2\n"
+        target.write_text("value = 3\n")  # no poll yet (a tool's own write within one request)
+        forget_written(ctx, ["pkg/a.py"])
+        assert cache.text("pkg/a.py") == "value = 3\n"
+        shutil.rmtree(tmp_path / "pkg")  # the folder goes, and comes back: watched again
+        (tmp_path / "pkg").mkdir()
+        target.write_text("value = 4\n")
+        listing.poll()
+        assert cache.text("pkg/a.py") == "value = 4\n"
+        st = target.stat()
+        target.write_text("value = 5\n")
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+        listing.poll()
+        assert cache.text("pkg/a.py") == "value = 5\n"
+        listing.watcher.close()  # as after lost events: the mtime fallback, and stat checks again
+        listing.poll()
+        target.write_text("value = 44\n")
+        assert cache.text("pkg/a.py") == "value = 44\n"
+
+
 @pytest.fixture
 def daemon_root(tmp_path: Path):  # type: ignore[no-untyped-def]
     root = (tmp_path / "ws").resolve()
