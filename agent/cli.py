@@ -8,25 +8,25 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .config import ConfigError, load_settings
+from .commands.light import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
 from .errors import CodeagentError, ToolUsageError
-from .registry import TOOLSETS, load_all_tools
-from .toolcontext import ToolContext
+
+if TYPE_CHECKING:
+    from .toolcontext import ToolContext
 
 # Families add their module here: each has `register(subparsers) -> None`.
 COMMAND_MODULES: list[str] = ["agent.commands.run_cli", "agent.commands.code", "agent.commands.mcp",
                                "agent.commands.syntax"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """A command-line usage error (exit 2)."""
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "make_context", "print_json"]
 
 
 def make_context(root: str, **kw: Any) -> ToolContext:
+    from .config import ConfigError, load_settings
+    from .toolcontext import ToolContext
+
     try:
         settings = load_settings(root)
         return ToolContext.create(root, settings=settings, **kw)
@@ -34,10 +34,6 @@ def make_context(root: str, **kw: Any) -> ToolContext:
         raise UsageError(str(exc)) from exc
     except CodeagentError as exc:
         raise UsageError(f"--root {root!r}: {exc}") from exc
-
-
-def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None, default=str) + "\n")
 
 
 def _read_args(spec: str) -> str:
@@ -54,6 +50,8 @@ def _read_args(spec: str) -> str:
 
 
 def cmd_tool(args: argparse.Namespace) -> int:
+    from .registry import load_all_tools
+
     registry = load_all_tools()
     text = _read_args(args.args)
     try:
@@ -78,6 +76,8 @@ def _stream_to_stderr(text: str) -> None:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
+    from .registry import load_all_tools
+
     registry = load_all_tools()
     tools = registry.tools(args.toolset)
     if args.json:
@@ -124,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tools", help="list the tools")
     p.add_argument("--json", action="store_true", help="print the OpenAI function-calling schemas")
+    from .registry import TOOLSETS
+
     p.add_argument("--toolset", default="all", choices=sorted(TOOLSETS), help="which toolset")
     p.set_defaults(func=cmd_tools)
 
@@ -140,6 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .commands.fast import try_fast  # a warm daemon answers before the heavy imports
+
+    fast = try_fast(list(sys.argv[1:] if argv is None else argv))
+    if fast is not None:
+        return fast
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

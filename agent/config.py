@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .configpaths import CONFIG_ENV, PROJECT_CONFIG, USER_CONFIG
 from .errors import CodeagentError
 
 
@@ -241,8 +242,6 @@ class Settings(_Section):
     mcp: McpSettings = Field(default_factory=McpSettings, description="The MCP server: result budget, progress.")
 
 
-USER_CONFIG = Path("~/.config/codeagent/config.toml")
-PROJECT_CONFIG = ".codeagent.toml"
 
 
 def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -275,7 +274,7 @@ def load_settings(
     """Merge every source into one validated Settings (see the module docstring for the order)."""
     env = os.environ if env is None else env
     merged: dict[str, Any] = {}
-    user_path = (user_file or Path(env.get("CODEAGENT_CONFIG", str(USER_CONFIG)))).expanduser()
+    user_path = (user_file or Path(env.get(CONFIG_ENV, str(USER_CONFIG)))).expanduser()
     sources = [(str(user_path), _read_toml(user_path))]
     if root is not None:
         project = Path(root) / PROJECT_CONFIG

@@ -10,50 +10,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from ..cli import EXIT_FAILED, EXIT_OK, UsageError, make_context, print_json
+from ..cli import make_context
 from ..config import ConfigError, Settings, load_settings
 from ..errors import ToolUsageError
 from ..registry import load_all_tools
-
-_POSITION = re.compile(r"^(?P<path>.+):(?P<line>\d+):(?P<col>\d+)$")
-_LINE_ONLY = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
-_IN_FILE = re.compile(r"^(?P<path>.+?)::(?P<symbol>.+)$")
-_SOURCE_SUFFIX = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$")
-
-
-def _file_arg(raw: str, root: Path) -> str:
-    """A path as typed: relative to the current folder when it exists there inside the root,
-    otherwise relative to the root."""
-    given = Path(raw)
-    if given.is_absolute():
-        return raw
-    here = (Path.cwd() / given).resolve()
-    if here.exists() and (here == root or root in here.parents):
-        return str(here)
-    return raw
-
-
-def parse_target(raw: str, root: Path) -> dict[str, Any]:
-    """`PATH:LINE:COL` | `PATH::NAME_PATH` | `NAME_PATH` → the position arguments of a tool."""
-    text = raw.strip()
-    if m := _POSITION.match(text):
-        line, col = int(m["line"]), int(m["col"])
-        if line < 1 or col < 1:
-            raise UsageError(f"{raw!r}: LINE and COL are 1-based")
-        return {"file_path": _file_arg(m["path"], root), "line": line, "column": col}
-    if m := _IN_FILE.match(text):
-        return {"file_path": _file_arg(m["path"], root), "symbol": m["symbol"]}
-    if _LINE_ONLY.match(text):
-        raise UsageError(f"{raw!r}: give the column too, as PATH:LINE:COL (1-based, in characters)")
-    if "/" in text or _SOURCE_SUFFIX.search(text) or not text:
-        raise UsageError(f"{raw!r}: expected PATH:LINE:COL, PATH::NAME or a symbol name such as Class.method")
-    return {"symbol": text}
+from .light import (
+    EXIT_FAILED,
+    EXIT_OK,
+    LINE_ONLY,
+    POSITION_ONLY,
+    UsageError,
+    emit,
+    file_arg,
+    parse_target,
+    print_json,
+)
 
 
 # ---------------------------------------------------------------------------------- running a tool
@@ -105,19 +80,7 @@ def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bo
 
 
 def _emit(args: argparse.Namespace, result: dict[str, Any], text: str | None = None) -> int:
-    try:
-        if args.json:
-            print_json(result)
-        elif result.get("success"):
-            print(text if text is not None else result.get("output", ""))
-        else:
-            if result.get("output"):
-                print(result["output"])
-            print(f"codeagent: {result.get('error')}", file=sys.stderr)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `codeagent refs ... | head`: the reader has all it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return EXIT_OK if result.get("success") else EXIT_FAILED
+    return emit(bool(args.json), result, text)
 
 
 def cmd_def(args: argparse.Namespace) -> int:
@@ -167,9 +130,9 @@ def _compare(root: Path, result: dict[str, Any]) -> str:
 def cmd_diagnostics(args: argparse.Namespace) -> int:
     root = _root(args.root)
     raw = args.path
-    m = _POSITION.match(raw) or _LINE_ONLY.match(raw)
+    m = POSITION_ONLY.match(raw) or LINE_ONLY.match(raw)
     path = m["path"] if m else raw
-    result = run_tool(root, "get_diagnostics", {"file_path": _file_arg(path, root)}, use_daemon=not args.no_daemon)
+    result = run_tool(root, "get_diagnostics", {"file_path": file_arg(path, root)}, use_daemon=not args.no_daemon)
     return _emit(args, result)
 
 

@@ -7,11 +7,13 @@ import os
 import signal
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cli import EXIT_OK, make_context
 from ..registry import load_all_tools
-from ..toolcontext import ToolContext
+
+if TYPE_CHECKING:
+    from ..toolcontext import ToolContext
 
 MCP_TOOLSETS = ("text", "semantic", "all")
 EXIT_GRACE = 10.0  # seconds cleanup may take before the process ends regardless

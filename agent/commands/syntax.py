@@ -8,11 +8,12 @@ import sys
 from typing import Any
 
 from ..cli import EXIT_OK, make_context, print_json
-from ..syntax import get_index
 
 
 def cmd_index(args: argparse.Namespace) -> int:
     with make_context(args.root) as ctx:
+        from ..syntax import get_index  # the syntax layer loads only for this command
+
         index = get_index(ctx)
         if args.rebuild:
             index.clear()

@@ -33,6 +33,7 @@ log = logging.getLogger("codeagent.daemon")
 
 POLL_SECONDS = 2.0  # how often an idle daemon checks its workspace still exists
 CLIENT_READ_TIMEOUT = 30.0
+MAX_KNOWN_INPUTS = 64  # settings fingerprints remembered for the CLI's fast path
 MAX_LOG_BYTES = 1 << 20  # the log is appended to across daemon lives and started afresh past this
 
 
@@ -44,6 +45,7 @@ class Daemon:
         self.idle_timeout = settings.lsp.daemon_idle_timeout
         self.build = build_id()
         self.settings_id = settings_id(settings)
+        self.known_inputs: set[str] = set()  # fingerprints (daemon_protocol.inputs_id) of these settings
         self.ctx = ToolContext.create(root, settings=settings)
         for language in warm or []:
             # Start the server the first request needs now: it indexes while the tools load.
@@ -124,9 +126,17 @@ class Daemon:
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         op = request.get("op")
-        if request.get("build") != self.build or request.get("settings") != self.settings_id:
+        if request.get("build") != self.build or ("settings" in request and request["settings"] != self.settings_id):
             self.stopping = True
             return {"ok": False, "restart": True, "error": "daemon runs other code or settings; restarting"}
+        inputs = request.get("inputs")
+        if "settings" in request:
+            if isinstance(inputs, str):  # these config files and variables make this daemon's settings
+                if len(self.known_inputs) >= MAX_KNOWN_INPUTS:
+                    self.known_inputs.clear()
+                self.known_inputs.add(inputs)
+        elif inputs not in self.known_inputs:  # the fast path: the CLI did not build its settings
+            return {"ok": False, "unknown_inputs": True, "error": "settings not known to match; ask with them"}
         if op == "ping":
             return {"ok": True, "result": {"pid": os.getpid(), "root": str(self.root)}}
         if op == "stop":

@@ -23,6 +23,7 @@ from ..config import Settings
 from .daemon_protocol import (
     DaemonError,
     build_id,
+    inputs_id,
     prune_states,
     recv_message,
     send_message,
@@ -54,7 +55,8 @@ class DaemonClient:
     def request(self, op: str, *, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
         """Send one request to a running daemon; DaemonError if none answers."""
         self._build = build_id()  # the code on disk now: a long-lived client must not pin an old build
-        message = {"op": op, "build": self._build, "settings": self._settings_id, **fields}
+        message = {"op": op, "build": self._build, "settings": self._settings_id, "inputs": inputs_id(self.root),
+                   **fields}
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
                 sock.settimeout(CONNECT_TIMEOUT)

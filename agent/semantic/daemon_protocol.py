@@ -24,12 +24,16 @@ import socket
 import stat
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..config import Settings
+from ..configpaths import CONFIG_ENV, ENV_PREFIXES, PROJECT_CONFIG, USER_CONFIG
 from ..errors import CodeagentError
+
+if TYPE_CHECKING:
+    from ..config import Settings
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 PROTOCOL_VERSION = 1
@@ -101,6 +105,23 @@ def settings_json(settings: Settings) -> str:
 
 def settings_id(settings: Settings) -> str:
     return hashlib.sha256(settings_json(settings).encode()).hexdigest()[:24]
+
+
+def inputs_id(root: Path, env: Mapping[str, str] | None = None) -> str:
+    """A fingerprint of what the settings of `root` are made of — the config files' bytes and every
+    variable that feeds them — computed without building the settings. A daemon that served a
+    request with matching settings and this fingerprint serves later ones sending only it."""
+    env = os.environ if env is None else env
+    digest = hashlib.sha256()
+    for path in (Path(env.get(CONFIG_ENV, str(USER_CONFIG))).expanduser(), root / PROJECT_CONFIG):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"\0absent"
+        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0" + data + b"\0")
+    for key in sorted(k for k in env if k.startswith(ENV_PREFIXES)):
+        digest.update(f"{key}={env[key]}\0".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()[:24]
 
 
 def send_message(sock: socket.socket, obj: dict[str, Any]) -> None:

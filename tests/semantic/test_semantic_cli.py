@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from semantic_helpers import codeagent_command, copy_fixture, run_cli, stop_daemon, tree
+from semantic_helpers import DAEMON_IDLE, codeagent_command, copy_fixture, run_cli, stop_daemon, tree
 
 from agent.semantic.daemon_client import process_alive
 
@@ -195,3 +195,37 @@ def test_rename_check_waits_for_the_server_recheck(proj: Path, pristine: dict[st
     assert checked["introduced"] == [] and sorted(checked["checked"]) == r.json["data"]["files"]
     assert run_cli("undo", "--root", str(proj)).returncode == 0
     assert tree(proj) == pristine
+
+
+def test_warm_calls_take_the_fast_path_and_fall_back_when_they_must(
+        proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """After a full call taught the daemon the settings' fingerprint, the CLI's fast path (no
+    settings built, no tools loaded) gets the very same answer; another environment, --no-daemon,
+    --compare or bad arguments go the normal way, and an unknown fingerprint never stops the daemon."""
+    from agent.commands.fast import try_fast
+
+    full = run_cli("refs", "shapes/geometry.py:30:5", "--root", str(proj), "--json")
+    assert full.returncode == 0, full.stderr
+    pid = daemon_status(proj)["pid"]
+    monkeypatch.chdir(proj)
+    monkeypatch.setenv("CODEAGENT_CONFIG", os.devnull)  # the environment run_cli gives the CLI
+    monkeypatch.setenv("CODEAGENT_DAEMON_IDLE_TIMEOUT", DAEMON_IDLE)
+    capsys.readouterr()
+    assert try_fast(["refs", "shapes/geometry.py:30:5", "--root", str(proj), "--json"]) == 0
+    assert capsys.readouterr().out == full.stdout
+    assert try_fast(["refs", "shapes/geometry.py:30:5", "--root", str(proj), "--no-daemon"]) is None
+    assert try_fast(["rename", "shapes/geometry.py:30:5", "x", "--compare", "--root", str(proj)]) is None
+    assert try_fast(["refs", "shapes/geometry.py:30", "--root", str(proj)]) is None  # the normal path explains
+    assert try_fast(["refs", "--bogus", "--root", str(proj)]) is None
+    monkeypatch.setenv("CODEAGENT_SHELL_TIMEOUT", "77")  # another fingerprint: not known to match
+    assert try_fast(["refs", "shapes/geometry.py:30:5", "--root", str(proj), "--json"]) is None
+    monkeypatch.delenv("CODEAGENT_SHELL_TIMEOUT")
+    assert daemon_status(proj)["pid"] == pid  # still the same daemon
+    assert try_fast(["refs", "shapes/geometry.py:30:5", "--root", str(proj), "--json"]) == 0
+
+
+def test_every_settings_variable_is_in_the_fingerprint() -> None:
+    from agent.config import ENV_VARS
+    from agent.configpaths import ENV_PREFIXES
+
+    assert all(name.startswith(ENV_PREFIXES) for name in ENV_VARS)

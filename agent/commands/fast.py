@@ -1,0 +1,112 @@
+"""The warm-daemon fast path of `codeagent def|refs|rename|diagnostics`.
+
+With a daemon up, a call is a few milliseconds of work; the CLI's own start-up (the settings
+models, the tool registry) took ~0.25 s of it. Here the command is parsed with the standard
+library only and sent to the daemon with a fingerprint of the settings' sources (config files,
+environment) instead of the settings themselves. The daemon answers when an earlier, full call
+told it that fingerprint matches its settings; in every other case — no daemon, another build, a
+fingerprint it does not know, `--no-daemon`, `--compare`, anything unusual in the arguments —
+`try_fast` returns None and the normal path runs (and reports any error itself).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .light import EXIT_USAGE, LINE_ONLY, POSITION_ONLY, UsageError, emit, file_arg, parse_target
+
+TOOLS = {"def": "find_definition", "refs": "find_references", "rename": "rename_symbol",
+         "diagnostics": "get_diagnostics"}
+REQUEST_TIMEOUT = 3600.0  # a warm daemon answers in well under a second; this only bounds a hang
+
+
+class _Quiet(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # no usage text here: the normal path prints it
+        raise UsageError(message)
+
+
+def _parser(command: str) -> argparse.ArgumentParser:
+    p = _Quiet(prog=f"codeagent {command}", add_help=False)
+    p.add_argument("path" if command == "diagnostics" else "target")
+    if command == "rename":
+        p.add_argument("new_name")
+        for flag in ("--dry-run", "--compare", "--allow-syntactic", "--check"):
+            p.add_argument(flag, action="store_true")
+    if command == "refs":
+        p.add_argument("--no-declaration", action="store_true")
+    p.add_argument("--root", default=".")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--no-daemon", action="store_true")
+    return p
+
+
+def _tool_args(command: str, args: argparse.Namespace, root: Path) -> dict[str, Any]:
+    if command == "diagnostics":
+        m = POSITION_ONLY.match(args.path) or LINE_ONLY.match(args.path)
+        return {"file_path": file_arg(m["path"] if m else args.path, root)}
+    out = parse_target(args.target, root)
+    if command == "refs":
+        out["include_declaration"] = not args.no_declaration
+    if command == "rename":
+        out.update(new_name=args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic,
+                   check_diagnostics=args.check)
+    return out
+
+
+def try_fast(argv: Sequence[str]) -> int | None:
+    """Run the command through a warm daemon; None when the normal path must handle it."""
+    if not argv or argv[0] not in TOOLS or os.environ.get("CODEAGENT_LSP_DAEMON") == "never":
+        return None
+    command = argv[0]
+    try:
+        args = _parser(command).parse_args(list(argv[1:]))
+        if args.no_daemon or getattr(args, "compare", False):
+            return None
+        root = Path(args.root).expanduser().resolve()
+        if not root.is_dir():
+            return None
+        tool_args = _tool_args(command, args, root)
+    except (UsageError, SystemExit, OSError, ValueError):
+        return None
+    reply = _ask(root, TOOLS[command], tool_args)
+    if reply is None:
+        return None
+    result: dict[str, Any] = reply["result"]
+    if not result.get("success") and (result.get("data") or {}).get("usage_error"):
+        print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
+        return EXIT_USAGE
+    return emit(args.json, result)
+
+
+def _ask(root: Path, name: str, tool_args: dict[str, Any]) -> dict[str, Any] | None:
+    from ..semantic.daemon_protocol import (
+        DaemonError,
+        build_id,
+        inputs_id,
+        recv_message,
+        send_message,
+        state_dir,
+    )
+
+    try:
+        sock_path = state_dir(root) / "sock"
+        if not sock_path.exists():
+            return None
+        message = {"op": "tool", "build": build_id(), "inputs": inputs_id(root), "name": name, "args": tool_args}
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(5.0)
+            sock.connect(str(sock_path))
+            sock.settimeout(REQUEST_TIMEOUT)
+            send_message(sock, message)
+            reply = recv_message(sock)
+    except (OSError, DaemonError):
+        return None
+    if not reply.get("ok") or not isinstance(reply.get("result"), dict):
+        return None  # another build, unknown settings, a daemon error: the normal path decides
+    return reply
