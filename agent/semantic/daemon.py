@@ -26,6 +26,7 @@ from ..config import Settings
 from ..registry import load_all_tools
 from ..toolcontext import ToolContext
 from .daemon_protocol import DaemonError, build_id, recv_message, send_message, settings_id
+from .languages import server_language
 from .sessions import notify_changed, session_for
 from .textscan import SourceListing, source_listing
 
@@ -38,7 +39,8 @@ MAX_LOG_BYTES = 1 << 20  # the log is appended to across daemon lives and starte
 
 
 class Daemon:
-    def __init__(self, root: Path, state: Path, settings: Settings, *, warm: list[str] | None = None):
+    def __init__(self, root: Path, state: Path, settings: Settings, *, warm: list[str] | None = None,
+                 warm_files: list[str] | None = None):
         self.root = root
         self.state = state
         self.settings = settings
@@ -49,21 +51,28 @@ class Daemon:
         self.ctx = ToolContext.create(root, settings=settings)
         for language in warm or []:
             # Start the server the first request needs now: it indexes while the tools load.
-            threading.Thread(target=self._warm, args=(language,), daemon=True).start()
+            threading.Thread(target=self._warm, args=(language, warm_files or []), daemon=True).start()
         self.registry = load_all_tools()
-        # The bridge re-checks files it knows before each request; new files it learns from us.
-        # The first look at a big tree takes a moment: it runs while the daemon starts serving.
+        # The listing of source files (folder watches; the texts read into memory) serves the
+        # searches for unconfirmed occurrences. It is built after the first answer, never competing
+        # with it (that request searches with ripgrep; the bridge watches the tree on its own).
         self._listing: SourceListing | None = None
-        self._listing_thread = threading.Thread(target=self._start_listing, daemon=True)
-        self._listing_thread.start()
-        self._prefetch: threading.Thread | None = None
+        self._listing_thread: threading.Thread | None = None
+        self._idle = threading.Event()  # set while no request is being answered
+        self._idle.set()
         self.stopping = False
         self.last_request = time.monotonic()
 
-    def _warm(self, language: str) -> None:
+    def _warm(self, language: str, files: list[str]) -> None:
         started = time.monotonic()
         try:
-            session_for(self.ctx, language).ready(self.settings.lsp.ready_timeout)
+            session = session_for(self.ctx, language)
+            for file in files:  # opened at once: the server starts analysing what the request is about
+                with contextlib.suppress(Exception):
+                    real = self.ctx.workspace.resolve(file)
+                    if server_language(real) == language:
+                        session.sync(real)
+            session.ready(self.settings.lsp.ready_timeout)
         except Exception as exc:  # the request that needs it reports the problem properly
             log.warning("warming the %s server failed: %s", language, exc)
         else:
@@ -71,13 +80,14 @@ class Daemon:
 
     def _start_listing(self) -> None:
         self._listing = source_listing(self.ctx)
+        self._listing.prefetch(between=self._idle.wait)  # reads pause while a request is answered
 
     def _after_request(self) -> None:
-        """Once the first answer is out (never competing with it): read the tree into memory, so
-        later searches for unconfirmed occurrences run without ripgrep."""
-        if self._prefetch is None and self._listing is not None:
-            self._prefetch = threading.Thread(target=self._listing.prefetch, daemon=True)
-            self._prefetch.start()
+        """Once the first answer is out: watch the tree and read it into memory, so later searches
+        for unconfirmed occurrences run without ripgrep."""
+        if self._listing_thread is None:
+            self._listing_thread = threading.Thread(target=self._start_listing, daemon=True)
+            self._listing_thread.start()
 
     def serve(self, listener: socket.socket) -> None:
         while not self.stopping:
@@ -99,8 +109,12 @@ class Daemon:
                 conn, _ = listener.accept()
             except OSError:
                 continue
-            with conn:
-                op = self.handle(conn)
+            self._idle.clear()
+            try:
+                with conn:
+                    op = self.handle(conn)
+            finally:
+                self._idle.set()
             if op == "tool":  # a status ping must not keep an idle daemon alive
                 self.last_request = time.monotonic()
             self._after_request()
@@ -149,8 +163,8 @@ class Daemon:
             return {"ok": False, "error": "a tool request needs a name and an args object"}
         started = time.monotonic()
         try:
-            self._listing_thread.join()
-            created_or_deleted = self._listing.poll() if self._listing is not None else []
+            listing = self._listing  # None until its folder walk is done: that walk sees everything
+            created_or_deleted = listing.poll() if listing is not None else []
             if created_or_deleted:
                 notify_changed(self.ctx, created_or_deleted)
             result = self.registry.call(self.ctx, name, args)
@@ -177,7 +191,7 @@ def _bind(path: Path) -> socket.socket:
     return listener
 
 
-def run(root: Path, state: Path, settings: Settings, warm: list[str]) -> int:
+def run(root: Path, state: Path, settings: Settings, warm: list[str], warm_files: list[str] | None = None) -> int:
     """Serve until idle, stopped or orphaned. `settings` are the starting CLI's, exactly."""
     log_file = state / "daemon.log"
     if log_file.exists() and log_file.stat().st_size > MAX_LOG_BYTES:
@@ -185,7 +199,7 @@ def run(root: Path, state: Path, settings: Settings, warm: list[str]) -> int:
     logging.basicConfig(filename=log_file, filemode="a", level=logging.WARNING, force=True,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log.setLevel(logging.INFO)  # our own lines only: pygls logs every message at INFO
-    daemon = Daemon(root, state, settings, warm=warm)
+    daemon = Daemon(root, state, settings, warm=warm, warm_files=warm_files)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         daemon.stopping = True
@@ -219,10 +233,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state", required=True)
     parser.add_argument("--warm", action="append", default=[], choices=["python", "typescript"],
                         help="start this language's server right away")
+    parser.add_argument("--warm-file", action="append", default=[], help="a file to open in the warm server")
     args = parser.parse_args(argv)
     state = Path(args.state)
     settings = Settings.model_validate_json((state / "settings.json").read_text(encoding="utf-8"))
-    return run(Path(args.root), state, settings, args.warm)
+    return run(Path(args.root), state, settings, args.warm, args.warm_file)
 
 
 if __name__ == "__main__":

@@ -72,13 +72,13 @@ class DaemonClient:
         """Run a tool in the daemon (starting it if needed); returns the ToolResult as a dict."""
         file_path = args.get("file_path")
         language = server_language(file_path) if isinstance(file_path, str) else None
-        self.ensure_running(warm=language)
+        self.ensure_running(warm=language, warm_file=file_path if language else None)
         lsp = self.settings.lsp
         timeout = lsp.ready_timeout + 4 * lsp.request_timeout + 60
         reply = self.request("tool", name=name, args=args, timeout=timeout)
         if reply.get("restart"):
             self._wait_gone()
-            self.ensure_running(warm=language)
+            self.ensure_running(warm=language, warm_file=file_path if language else None)
             reply = self.request("tool", name=name, args=args, timeout=timeout)
         if not reply.get("ok") or not isinstance(reply.get("result"), dict):
             raise DaemonError(str(reply.get("error") or "daemon gave no result"))
@@ -113,8 +113,9 @@ class DaemonClient:
         return True
 
     # --------------------------------------------------------------- startup
-    def ensure_running(self, warm: str | None = None) -> None:
-        """Make sure the daemon answers; a new one starts `warm`'s language server at once."""
+    def ensure_running(self, warm: str | None = None, warm_file: str | None = None) -> None:
+        """Make sure the daemon answers; a new one starts `warm`'s language server at once (and
+        opens `warm_file` in it, so the server starts analysing what the first request is about)."""
         if self.ping() is not None:
             return
         lock_path = self.state / "start.lock"
@@ -123,7 +124,7 @@ class DaemonClient:
             for _attempt in range(2):  # a second try if the code changed on disk while it started
                 if self.ping() is not None:  # another CLI started it while we waited
                     return
-                self._spawn(warm, lock.fileno())
+                self._spawn(warm, warm_file, lock.fileno())
                 deadline = time.monotonic() + START_TIMEOUT
                 while time.monotonic() < deadline:
                     if self.ping() is not None:
@@ -138,7 +139,7 @@ class DaemonClient:
     _proc: subprocess.Popen[bytes] | None = None
     _forked: int | None = None
 
-    def _spawn(self, warm: str | None, lock_fd: int) -> None:
+    def _spawn(self, warm: str | None, warm_file: str | None, lock_fd: int) -> None:
         settings_file = self.state / "settings.json"
         tmp = settings_file.with_suffix(".tmp")
         tmp.write_text(settings_json(self.settings), encoding="utf-8")
@@ -147,11 +148,13 @@ class DaemonClient:
         with contextlib.suppress(OSError):
             prune_states(self.state)
         if self.fork and threading.active_count() == 1 and hasattr(os, "fork"):
-            self._fork(warm, lock_fd)
+            self._fork(warm, warm_file, lock_fd)
             return
         cmd = [sys.executable, "-m", "agent.semantic.daemon", "--root", str(self.root), "--state", str(self.state)]
         if warm:
             cmd += ["--warm", warm]
+            if warm_file:
+                cmd += ["--warm-file", warm_file]
         try:
             # Detached: own session (no terminal signals), no inherited pipes (a caller reading our
             # stdout to EOF must not wait for the daemon), cwd outside the workspace.
@@ -163,7 +166,7 @@ class DaemonClient:
         except OSError as exc:
             raise DaemonError(f"cannot start the daemon: {exc}") from exc
 
-    def _fork(self, warm: str | None, lock_fd: int) -> None:
+    def _fork(self, warm: str | None, warm_file: str | None, lock_fd: int) -> None:
         """Become the daemon by forking: this process has loaded every module already, so the
         server starts a second or so sooner than with a fresh interpreter. Only done while this
         process has a single thread (forking with threads could copy a held lock)."""
@@ -188,7 +191,8 @@ class DaemonClient:
                 start_language_early(self.settings, self.root, warm)
             from .daemon import run
 
-            code = run(self.root, self.state, self.settings, [warm] if warm else [])
+            code = run(self.root, self.state, self.settings, [warm] if warm else [],
+                       [warm_file] if warm and warm_file else [])
         except BaseException:
             with contextlib.suppress(Exception), open(self.state / "daemon.log", "a", encoding="utf-8") as fh:
                 fh.write(traceback.format_exc())

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,8 @@ MAX_CHECKED_FILES = 300  # files parsed per query for unconfirmed occurrences
 RG_TIMEOUT = 30.0
 _LISTING = "semantic.listing"
 _executor = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="codeagent-namesearch")
+# Parses candidate files while the server computes its answer (the review list needs them after).
+_prepare_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeagent-prepare")
 
 _FAMILY_GLOBS = {
     "python": ("*.py", "*.pyi"),
@@ -112,11 +115,14 @@ class SourceListing:
             self._files[family] = listed
         return listed
 
-    def prefetch(self) -> None:
-        """Read every source file into the session's cache; searches then run in memory."""
+    def prefetch(self, between: Callable[[], object] | None = None) -> None:
+        """Read every source file into the session's cache; searches then run in memory.
+        `between` is called before each file (the daemon waits there while a request runs)."""
         cache = file_cache(self.ctx)
         for family in _FAMILY_GLOBS:
             for rel in self.files(family) or []:
+                if between is not None:
+                    between()
                 cache.text(rel)
         self.ready = True
 
@@ -149,10 +155,34 @@ class NameSearch:
                 self._proc = None
 
     def start(self) -> NameSearch:
-        """Compute the candidates in a background thread now (for a search beside a server request)."""
+        """Compute the candidates in a background thread now (for a search beside a server request),
+        then parse them (code occurrences, cached for the session) until `stop_preparing`."""
         if self._result is None:
             self._result = _executor.submit(self._files)
+            self._stopped = threading.Event()
+            _prepare_pool.submit(self._prepare)
         return self
+
+    _stopped: threading.Event | None = None
+
+    def stop_preparing(self) -> None:
+        """The answer is in: whoever needs a file's occurrences from now on parses it itself."""
+        if self._stopped is not None:
+            self._stopped.set()
+
+    def _prepare(self) -> None:
+        assert self._result is not None and self._stopped is not None
+        try:
+            files = self._result.result()
+        except Exception:
+            return
+        cache = file_cache(self.ctx)
+        for rel in files[:MAX_CHECKED_FILES]:
+            if self._stopped.is_set():
+                return
+            language = syntax_language(rel)
+            if language is not None:
+                cache.code_occurrences(rel, language, self.name)
 
     def files(self) -> list[str]:
         """Workspace-relative paths, sorted (at most MAX_FILES)."""
@@ -249,7 +279,9 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
     """Identifier tokens `search.name` in code, in the candidate files, at no confirmed position."""
     out = Unconfirmed([])
     checked = 0
-    for rel in search.files():
+    files = search.files()
+    search.stop_preparing()
+    for rel in files:
         if rel == exclude:
             continue
         only = confirmed.get(rel, set())
