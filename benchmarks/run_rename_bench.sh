@@ -7,14 +7,13 @@
 #
 # Environment: BENCH_DIR (default ../shared/bench beside the checkout), OUT (default /tmp/rename_bench_run),
 # METHODS (default codeagent,pyright,text), JOBS (default 1: the machine is shared).
-# The daemon is off: each target is a fresh copy of the corpus, so a per-workspace daemon would
-# only pile up idle servers; one-shot in-process calls are what the bench measures.
+# Default settings, as issue 7's command: each copy's daemon exits once the harness deletes the copy.
+# CODEAGENT_LSP_DAEMON=never measures the in-process path instead.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="${BENCH_DIR:-$here/../shared/bench}"
 out="${OUT:-/tmp/rename_bench_run}"
 # shellcheck disable=SC1091
 . "$here/.venv/bin/activate"
-export CODEAGENT_LSP_DAEMON="${CODEAGENT_LSP_DAEMON:-never}"
 exec python3 "$bench/rename_bench.py" --methods "${METHODS:-codeagent,pyright,text}" --jobs "${JOBS:-1}" \
     --out "$out" "$@"
