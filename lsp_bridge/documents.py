@@ -146,7 +146,7 @@ class DocumentStore:
                 candidates.update(p for p in list(self.snapshot) if str(p).startswith(prefixes))
             for folder in sorted(changes.new_folders):
                 candidates.update(self._watch_new_folder(Path(folder)))
-            candidates.update(p for p in list(self.open) if not self._under_watch(p))
+            candidates.update(p for p in list(self.open) if not watch.watching(str(p.parent)))
             found: dict[Path, Stat | None] = {}
             for path in candidates:
                 doc = self.open.get(path)
@@ -156,11 +156,6 @@ class DocumentStore:
                     found[path] = now
             self._unapplied = set(found)
             return found
-
-    def _under_watch(self, path: Path) -> bool:
-        root = self._root
-        return root is not None and path.is_relative_to(root) and not any(
-            part in SKIP_DIRS or part.startswith(".") for part in path.relative_to(root).parent.parts)
 
     def _watch_new_folder(self, folder: Path) -> list[Path]:
         """A folder that appeared: watch it (and its subfolders) and list its source files."""
