@@ -7,7 +7,8 @@ Uses the sdist that benchmarks/index_bench.py downloads into benchmarks/.cache/,
 scratch tree per run (so no daemon, journal or server state carries over). In one run:
 
 - codeagent cold:  `codeagent refs PATH:LINE:COL --json` with no daemon running (it starts the
-                   daemon, which starts the server): wall time of the command;
+                   daemon, which starts the server): wall time of the command; the daemon is then
+                   stopped, so its background work (file listing, prefetch) never overlaps the raw run;
 - raw cold:        start basedpyright (the same command the bridge runs) through the minimal client
                    in rawlsp.py, initialize, open the file, wait for readiness, ask for references;
                    the two alternate (--cold-rounds, codeagent first) and medians are reported;
@@ -102,6 +103,12 @@ def main() -> int:
             ca_cold, out = codeagent_refs(root, rel, line, col)
             colds["codeagent"].append(ca_cold)
             print(f"codeagent cold: {ca_cold:.2f} s, {out['data']['count']} refs", flush=True)
+            # The daemon goes on working after its first answer (file listing, prefetch): stop it,
+            # so the raw server that follows has the machine to itself.
+            deadline = time.monotonic() + 120
+            while daemon.ping() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            daemon.stop()
             if raw is not None:
                 raw.close()
             started = time.perf_counter()
@@ -121,9 +128,12 @@ def main() -> int:
                           "codeagent_s": statistics.median(colds["codeagent"]), "samples": colds,
                           "raw_count": len(first), "codeagent_count": out["data"]["count"]}
 
-        # ---- warm, interleaved
+        # ---- warm, interleaved (each side answers every target once first, unmeasured)
         for t in TARGETS[1:]:
             raw.open(root / t[1])
+        for _name, rel, line, col in TARGETS:
+            raw.references(root / rel, line - 1, col - 1)
+            daemon.call_tool("find_references", {"file_path": rel, "line": line, "column": col})
         samples: dict[str, dict[str, list[float]]] = {t[0]: {"raw": [], "cli": [], "daemon": []} for t in TARGETS}
         floor: list[float] = []  # `codeagent daemon status`: the CLI's own start-up, no request
         counts: dict[str, dict[str, int]] = {t[0]: {} for t in TARGETS}

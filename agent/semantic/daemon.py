@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import logging
 import os
 import select
@@ -199,8 +200,16 @@ def run(root: Path, state: Path, settings: Settings, warm: list[str], warm_files
     logging.basicConfig(filename=log_file, filemode="a", level=logging.WARNING, force=True,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log.setLevel(logging.INFO)  # our own lines only: pygls logs every message at INFO
-    daemon = Daemon(root, state, settings, warm=warm, warm_files=warm_files)
+    with open(state / "daemon.lock", "a+") as singleton:  # held for this daemon's life
+        try:
+            fcntl.flock(singleton, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another daemon serves this workspace (two CLIs started one each)
+            log.info("another daemon serves %s: exiting", root)
+            return 0
+        return _serve(root, state, Daemon(root, state, settings, warm=warm, warm_files=warm_files))
 
+
+def _serve(root: Path, state: Path, daemon: Daemon) -> int:
     def on_signal(signum: int, frame: FrameType | None) -> None:
         daemon.stopping = True
 
@@ -237,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     state = Path(args.state)
     settings = Settings.model_validate_json((state / "settings.json").read_text(encoding="utf-8"))
+    from .early import start_language_early
+
+    for language in args.warm:  # the server boots while this process loads the tools
+        start_language_early(settings, Path(args.root), language)
     return run(Path(args.root), state, settings, args.warm, args.warm_file)
 
 
