@@ -43,7 +43,7 @@ class IgnoreRules:
         chain = self._chains.get(folder_rel)
         if chain is None:
             parent = self.chain(folder_rel.rpartition("/")[0]) if folder_rel else ()
-            spec = _load_spec(os.path.join(self._root, folder_rel))
+            spec = load_gitignore(os.path.join(self._root, folder_rel))
             chain = parent + ((folder_rel, spec),) if spec is not None else parent
             self._chains[folder_rel] = chain
         return chain
@@ -63,7 +63,8 @@ class IgnoreRules:
         return self.ignored_rel(path.relative_to(self.root).as_posix(), is_dir)
 
 
-def _load_spec(folder: str) -> pathspec.GitIgnoreSpec | None:
+def load_gitignore(folder: str) -> pathspec.GitIgnoreSpec | None:
+    """The rules of `folder`'s .gitignore (None when it has none or it cannot be read)."""
     try:
         with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as fh:
             return pathspec.GitIgnoreSpec.from_lines(fh.read().splitlines())

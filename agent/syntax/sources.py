@@ -16,20 +16,12 @@ from collections.abc import Iterator
 
 import pathspec
 
-from ..walk import ALWAYS_SKIPPED
+from ..walk import ALWAYS_SKIPPED, load_gitignore
 from ..workspace import TEMP_SUFFIX
 from .languages import language_for
 
 _Specs = tuple[tuple[int, pathspec.GitIgnoreSpec], ...]  # (depth of the folder, its rules)
 _NAME = operator.attrgetter("name")
-
-
-def _load_spec(folder: str) -> pathspec.GitIgnoreSpec | None:
-    try:
-        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as fh:
-            return pathspec.GitIgnoreSpec.from_lines(fh.read().splitlines())
-    except (OSError, ValueError):
-        return None
 
 
 def _is_virtualenv(entries: list[os.DirEntry[str]]) -> bool:
@@ -66,7 +58,7 @@ def source_files(root: str, start: str | None = None) -> Iterator[tuple[str, str
     folder = root
     parts = rel_start.split("/") if rel_start else []
     for depth in range(len(parts)):  # the rules of the folders above `start` apply too
-        spec = _load_spec(folder) if os.path.isfile(os.path.join(folder, ".gitignore")) else None
+        spec = load_gitignore(folder) if os.path.isfile(os.path.join(folder, ".gitignore")) else None
         if spec is not None:
             specs.append((depth, spec))
         folder = os.path.join(folder, parts[depth])
@@ -83,7 +75,7 @@ def _walk(folder: str, parts: list[str], specs: _Specs, root_prefix: str,
     if not top and _is_virtualenv(entries):
         return  # (the folder the walk starts in is walked whatever it is)
     if any(e.name == ".gitignore" for e in entries):
-        spec = _load_spec(folder)
+        spec = load_gitignore(folder)
         if spec is not None:
             specs = (*specs, (len(parts), spec))
     subfolders = []
