@@ -316,13 +316,17 @@ class BridgeClient(LanguageClient):
                 self.process.kill()
 
     # -- requests --------------------------------------------------------------------------------
-    async def request(self, method: str, params: Any, timeout: float) -> Any:
+    async def request(self, method: str, params: Any, timeout: float,
+                      on_sent: Callable[[], object] | None = None) -> Any:
         """Send a request and await its result, translating every failure into a bridge error.
-        On timeout the request is cancelled ($/cancelRequest) and RequestTimeout raised."""
+        On timeout the request is cancelled ($/cancelRequest) and RequestTimeout raised.
+        `on_sent` runs (on the loop thread; keep it short) once the request is written."""
         if self.failure is not None:
             raise self.failure
         msg_id = f"lb-{next(_ids)}"
         future = self.protocol.send_request(method, params, msg_id=msg_id)
+        if on_sent is not None:
+            on_sent()
         answer = asyncio.wrap_future(future)
         try:
             return await asyncio.wait_for(asyncio.shield(answer), timeout)

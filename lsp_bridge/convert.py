@@ -29,12 +29,14 @@ def convert_range(lines: TextLines | None, rng: lsp.Range, encoding: Encoding) -
 
 
 def locations(result: object, lines_of: LinesOf, encoding: Encoding) -> list[FileLocation]:
-    """Location | Location[] | LocationLink[] | None -> sorted, de-duplicated FileLocations."""
+    """Location | Location[] | LocationLink[] | None -> sorted, de-duplicated FileLocations.
+    (Answers on a big repository list thousands of locations in a few hundred files: each file's
+    URI is parsed and its text looked up once.)"""
     if result is None:
         return []
     items: Sequence[object] = result if isinstance(result, Sequence) else [result]
-    cache: dict[Path, TextLines | None] = {}
-    found: dict[tuple[Path, Range], FileLocation] = {}
+    files: dict[str, tuple[Path, str, TextLines | None] | None] = {}  # uri -> (path, str(path), lines)
+    found: dict[tuple[str, int, int, int, int], FileLocation] = {}
     for item in items:
         if isinstance(item, lsp.Location):
             uri, rng = item.uri, item.range
@@ -42,15 +44,22 @@ def locations(result: object, lines_of: LinesOf, encoding: Encoding) -> list[Fil
             uri, rng = item.target_uri, item.target_selection_range
         else:
             continue
-        try:
-            path = uri_to_path(uri)
-        except InvalidEdit:  # e.g. an "untitled:" or virtual document: nothing a tool can open
+        if uri not in files:
+            try:
+                path = uri_to_path(uri)
+            except InvalidEdit:  # e.g. an "untitled:" or virtual document: nothing a tool can open
+                files[uri] = None
+            else:
+                files[uri] = (path, str(path), lines_of(path))
+        known = files[uri]
+        if known is None:
             continue
-        if path not in cache:
-            cache[path] = lines_of(path)
-        loc = FileLocation(path, convert_range(cache[path], rng, encoding))
-        found.setdefault((loc.path, loc.range), loc)
-    return sorted(found.values(), key=lambda loc: (str(loc.path), loc.range))
+        path, shown, lines = known
+        converted = convert_range(lines, rng, encoding)
+        key = (shown, converted.start.line, converted.start.character, converted.end.line, converted.end.character)
+        if key not in found:
+            found[key] = FileLocation(path, converted)
+    return [found[key] for key in sorted(found)]
 
 
 def diagnostics(path: Path, items: Sequence[lsp.Diagnostic], lines: TextLines | None,

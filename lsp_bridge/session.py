@@ -125,7 +125,11 @@ class LspSession:
         """Where the type of the expression at `pos` is defined."""
         return self._locations(lsp.TEXT_DOCUMENT_TYPE_DEFINITION, path, pos, lsp.TypeDefinitionParams)
 
-    def references(self, path: Path, pos: Position, include_declaration: bool = True) -> list[FileLocation]:
+    def references(self, path: Path, pos: Position, include_declaration: bool = True, *,
+                   on_sent: Callable[[], object] | None = None) -> list[FileLocation]:
+        """References to the symbol at `pos`. `on_sent` is called (on the bridge's thread; it must
+        be quick) once the request is on its way: work started there runs while the server
+        answers without delaying the request itself."""
         target = self._abs(path)
 
         async def op(client: BridgeClient) -> list[FileLocation]:
@@ -134,7 +138,8 @@ class LspSession:
                 text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
                 position=doc.lines.to_server(pos, client.encoding),
                 context=lsp.ReferenceContext(include_declaration=include_declaration))
-            result = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, self.request_timeout)
+            result = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, self.request_timeout,
+                                          on_sent=on_sent)
             return convert.locations(result, self._files.lines_checked, client.encoding)
         return self._call(op)
 

@@ -9,6 +9,7 @@ without a stat until an event names it (a search over a big tree stat'ed every f
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -18,6 +19,9 @@ from ..toolcontext import ToolContext
 MAX_CACHED_CHARS = 64 * 1024 * 1024
 MAX_OCCURRENCE_ENTRIES = 50_000
 MAX_SPLIT_FILES = 2_000
+MAX_INDEX_POSTINGS = 4_000_000  # (word, file) pairs; past this the word index is dropped for good
+# A "word" as word_positions (textscan) sees it: a maximal run of letters, digits, "_" and "$".
+_WORD = re.compile(r"[\w$]+")
 _SERVICE = "semantic.files"
 
 Signature = tuple[int, int, int]
@@ -34,6 +38,67 @@ class FileCache:
         self._covers: Callable[[str], bool] | None = None  # rel -> its folder is watched
         self._covered: dict[str, bool] = {}  # answers of `_covers`, for one generation of the watch
         self._generation = 0
+        # word -> files whose cached text has it (index_words; None until asked for, or past the cap)
+        self._words: dict[str, set[str]] | None = None
+        self._postings = 0
+        self._index_dropped = False
+
+    def index_words(self) -> None:
+        """From now on keep a word -> files index of the cached texts, so `with_word` answers
+        without scanning every text (a long-lived session's searches for one name)."""
+        with self._lock:
+            if self._words is not None or self._index_dropped:
+                return
+            self._words = {}
+            for rel, (_, text) in self._texts.items():
+                self._index(rel, text, add=True)
+
+    def _index(self, rel: str, text: str | None, *, add: bool) -> None:
+        """Add or remove one file's words (caller holds the lock)."""
+        words = self._words
+        if words is None or not text:
+            return
+        for word in set(_WORD.findall(text)):
+            if add:
+                words.setdefault(word, set()).add(rel)
+                self._postings += 1
+            else:
+                holders = words.get(word)
+                if holders is not None and rel in holders:
+                    holders.discard(rel)
+                    self._postings -= 1
+                    if not holders:
+                        del words[word]
+        if self._postings > MAX_INDEX_POSTINGS:
+            self._words, self._postings, self._index_dropped = None, 0, True
+
+    def with_word(self, rels: list[str], word: str) -> list[str] | None:
+        """Those of `rels` whose text contains `word` (a whole word for the indexed files, a
+        substring for the others), in their order; None when there is no word index."""
+        covers = self._covers
+        if covers is None or self._words is None or not _WORD.fullmatch(word):
+            return None
+        found: list[str] = []
+        unsure: list[str] = []
+        with self._lock:
+            if self._words is None:
+                return None
+            holders = self._words.get(word, set())
+            texts, covered_cache = self._texts, self._covered
+            for rel in rels:
+                covered = covered_cache.get(rel)
+                if covered is None:
+                    covered = covered_cache[rel] = covers(rel)
+                if covered and rel in texts:  # a trusted, current text: the index knows it
+                    if rel in holders:
+                        found.append(rel)
+                else:
+                    unsure.append(rel)
+        if not unsure:
+            return found
+        found.extend(rel for rel in unsure if word in (self.text(rel) or ""))
+        order = {rel: i for i, rel in enumerate(rels)}
+        return sorted(found, key=order.__getitem__)
 
     def follow(self, covers: Callable[[str], bool] | None, changed: Iterable[str] | None, generation: int = 0) -> None:
         """Trust cached texts whose folder `covers` says is watched, except the `changed` ones
@@ -61,6 +126,7 @@ class FileCache:
             old = self._texts.pop(rel, None)
             if old is not None and old[1] is not None:
                 self._chars -= len(old[1])
+                self._index(rel, old[1], add=False)
 
     def _trusted(self, rel: str) -> tuple[Signature, str | None] | None:
         covers = self._covers
@@ -106,11 +172,16 @@ class FileCache:
         old = self._texts.pop(rel, None)
         if old is not None and old[1] is not None:
             self._chars -= len(old[1])
+            if old[1] != text:
+                self._index(rel, old[1], add=False)
         self._texts[rel] = (sig, text)
         self._chars += len(text or "")
+        if old is None or old[1] != text:
+            self._index(rel, text, add=True)
         while self._chars > MAX_CACHED_CHARS and len(self._texts) > 1:
-            _, (_, dropped) = self._texts.popitem(last=False)
+            gone, (_, dropped) = self._texts.popitem(last=False)
             self._chars -= len(dropped or "")
+            self._index(gone, dropped, add=False)
 
     def lines(self, rel: str) -> list[str] | None:
         """The file's lines (split once while the file is unchanged)."""
@@ -129,10 +200,8 @@ class FileCache:
                 self._lines.popitem(last=False)
         return split
 
-    def code_occurrences(self, rel: str, language: str, name: str) -> list[tuple[int, int]]:
-        """0-based (line, column) of identifier tokens `name` in code (syntax layer), cached."""
-        from ..syntax import code_occurrences
-
+    def _occurrence_key(self, rel: str, name: str) -> tuple[Signature | None, list[tuple[int, int]] | None]:
+        """(the file's signature now, its cached occurrences of `name` if still valid)."""
         trusted = self._trusted(rel)
         sig = trusted[0] if trusted is not None else self._signature(rel)
         key = (rel, name)
@@ -140,12 +209,25 @@ class FileCache:
             cached = self._occurrences.get(key)
             if sig is not None and cached is not None and cached[0] == sig:
                 self._occurrences.move_to_end(key)
-                return cached[1]
+                return sig, cached[1]
+        return sig, None
+
+    def cached_occurrences(self, rel: str, name: str) -> list[tuple[int, int]] | None:
+        """`code_occurrences` if they are cached and the file is unchanged, else None (no parse)."""
+        return self._occurrence_key(rel, name)[1]
+
+    def code_occurrences(self, rel: str, language: str, name: str) -> list[tuple[int, int]]:
+        """0-based (line, column) of identifier tokens `name` in code (syntax layer), cached."""
+        from ..syntax import code_occurrences
+
+        sig, cached = self._occurrence_key(rel, name)
+        if cached is not None:
+            return cached
         text = self.text(rel)
         found = code_occurrences(text, language, name) if text else []
         if sig is not None:
             with self._lock:
-                self._occurrences[key] = (sig, found)
+                self._occurrences[(rel, name)] = (sig, found)
                 if len(self._occurrences) > MAX_OCCURRENCE_ENTRIES:
                     self._occurrences.popitem(last=False)
         return found

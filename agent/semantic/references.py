@@ -102,11 +102,14 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool)
     limit = ctx.settings.lsp.max_results
     if target.server is None:
         raise ToolFailure(f"{target.path}: no language server handles this kind of file")
-    search = NameSearch(ctx, target.name, target.server).start()  # runs while the server answers
+    # The name search runs while the server answers: started once the request is out, so its CPU
+    # work never delays the request (ripgrep, when used, is already running).
+    search = NameSearch(ctx, target.name, target.server)
     notes: list[str] = []
     try:
         session = session_for(ctx, target.server)
-        refs = from_locations(ctx, session.references(target.real, target.pos, include_declaration))
+        refs = from_locations(ctx, session.references(target.real, target.pos, include_declaration,
+                                                      on_sent=search.start))
         source, complete = "lsp", True
     except NotReady as exc:
         raise ToolFailure(f"{exc}; try again when it has finished indexing") from exc

@@ -119,6 +119,7 @@ class SourceListing:
         """Read every source file into the session's cache; searches then run in memory.
         `between` is called before each file (the daemon waits there while a request runs)."""
         cache = file_cache(self.ctx)
+        cache.index_words()
         for family in _FAMILY_GLOBS:
             for rel in self.files(family) or []:
                 if between is not None:
@@ -195,6 +196,9 @@ class NameSearch:
             listed = self._listing.files(self.family)
             if listed is not None:
                 cache = file_cache(self.ctx)
+                indexed = cache.with_word(listed, self.name)  # the cache's word index: no scan
+                if indexed is not None:
+                    return indexed[:MAX_FILES]
                 # A substring is enough here: callers look for whole identifier tokens anyway.
                 return [rel for rel in listed if self.name in (cache.text(rel) or "")][:MAX_FILES]
         if self._proc is not None:
@@ -276,16 +280,22 @@ class Unconfirmed:
 
 def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, set[tuple[int, int]]],
                      *, exclude: str | None = None) -> Unconfirmed:
-    """Identifier tokens `search.name` in code, in the candidate files, at no confirmed position."""
+    """Identifier tokens `search.name` in code, in the candidate files, at no confirmed position.
+    Files whose occurrences are cached cost nothing and do not count against MAX_CHECKED_FILES."""
     out = Unconfirmed([])
     checked = 0
     files = search.files()
     search.stop_preparing()
+    cache = file_cache(ctx)
     for rel in files:
         if rel == exclude:
             continue
         only = confirmed.get(rel, set())
-        text = file_cache(ctx).text(rel)
+        known = cache.cached_occurrences(rel, search.name)  # parsed already (during the request)
+        if known is not None:
+            out.hits.extend(CodeHit(rel, ln, col) for ln, col in known if (ln, col) not in only)
+            continue
+        text = cache.text(rel)
         if text is None or all(p in only for p in word_positions(text, search.name)):
             continue
         if checked >= MAX_CHECKED_FILES:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from lsprotocol import types as lsp
 
@@ -71,3 +73,41 @@ def test_normalize_text_matches_what_the_workspace_reads() -> None:
     data = "\ufeffline one\r\nline two\rthree 🎉\n".encode()
     assert normalize_text(data) == "line one\nline two\nthree 🎉\n"
     assert normalize_text(b"caf\xe9") == "caf\ufffd"  # undecodable bytes are replaced, not fatal
+
+
+def test_server_locations_are_converted_deduplicated_and_sorted(tmp_path: Path) -> None:
+    """One file named by two spellings of its URI, a LocationLink, a duplicate and a non-file URI:
+    code-point columns, one entry per place, sorted by path and range; each file looked up once."""
+    from lsp_bridge.convert import locations
+    from lsp_bridge.uris import path_to_uri
+
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    uri_a = path_to_uri(a)
+    odd_a = uri_a[: -len("a.py")] + "%61.py"  # the same file, percent-encoded
+    looked_up: list[object] = []
+
+    def lines_of(path: Path) -> TextLines | None:
+        looked_up.append(path)
+        return TextLines(LINE) if path == a else None
+
+    def loc(uri: str, start: int, end: int) -> lsp.Location:
+        return lsp.Location(uri=uri, range=lsp.Range(start=lsp.Position(line=0, character=start),
+                                                     end=lsp.Position(line=0, character=end)))
+
+    start16 = SYMBOL + 1  # UTF-16 units of area_of's start on LINE
+    answer = [
+        loc(path_to_uri(b), 4, 6),
+        loc(uri_a, start16, start16 + 7),
+        loc(odd_a, start16, start16 + 7),
+        lsp.LocationLink(target_uri=uri_a, target_range=lsp.Range(start=lsp.Position(line=0, character=0),
+                                                                  end=lsp.Position(line=0, character=40)),
+                         target_selection_range=lsp.Range(start=lsp.Position(line=0, character=0),
+                                                          end=lsp.Position(line=0, character=5))),
+        loc("untitled:Untitled-1", 0, 1),
+        loc(uri_a, start16, start16 + 7),
+    ]
+    found = locations(answer, lines_of, "utf-16")
+    assert [(f.path, str(f.range)) for f in found] == [
+        (a, "0:0-0:5"), (a, f"0:{SYMBOL}-0:{SYMBOL + 7}"), (b, "0:4-0:6")]
+    assert sorted(map(str, looked_up)) == sorted([str(a), str(a), str(b)])  # per URI spelling, not per location
+    assert locations(None, lines_of, "utf-16") == []

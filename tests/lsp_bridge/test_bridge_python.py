@@ -39,9 +39,11 @@ def test_references_cover_every_module_and_skip_strings_comments_and_the_shadowi
     for loc in refs:  # every range covers exactly the identifier, emoji lines included
         line = loc.path.read_text(encoding="utf-8").split("\n")[loc.range.start.line]
         assert line[loc.range.start.character:loc.range.end.character] == "area_of"
+    sent: list[bool] = []  # on_sent runs once the request is written, before the answer is in
     without_decl = py_session.references(geometry, pos_of(geometry, "area_of", "def area_of"),
-                                         include_declaration=False)
+                                         include_declaration=False, on_sent=lambda: sent.append(True))
     assert len(without_decl) == len(refs) - 1
+    assert sent == [True]
 
 
 def test_method_references_through_instances_leave_the_unrelated_method_alone(

@@ -154,6 +154,64 @@ def test_watched_file_cache_trusts_texts_until_an_event_names_them(tmp_path: Pat
         assert cache.text("pkg/a.py") == "value = 44\n"
 
 
+def test_word_index_follows_edits_deletions_and_new_files(tmp_path: Path) -> None:
+    """The listing's word index (a daemon's name searches) answers like a scan of the texts, as
+    files are edited, created and deleted; whole words only, and in the listing's order."""
+    import re
+
+    from agent.semantic import filecache
+    from agent.semantic.filecache import file_cache
+    from agent.semantic.textscan import NameSearch, source_listing
+    from agent.toolcontext import ToolContext
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("class Order:\n    pass\n")
+    (tmp_path / "pkg" / "b.py").write_text("from .a import Order\nOrderLine = Order  # é\n")
+    (tmp_path / "c.py").write_text("x = 'OrderLine'\n")
+    (tmp_path / "d.ts").write_text("let $order = 1;\n")
+
+    def scan(ctx: ToolContext, name: str) -> list[str]:  # what the index must agree with
+        listed = source_listing(ctx).files("python") or []
+        word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+        return [rel for rel in listed if word.search((tmp_path / rel).read_text())]
+
+    def search(ctx: ToolContext, name: str, family: str = "python") -> list[str]:
+        source_listing(ctx).poll()
+        return NameSearch(ctx, name, family).files()
+
+    with ToolContext.create(tmp_path) as ctx:
+        listing = source_listing(ctx)
+        listing.prefetch()
+        listing.poll()
+        cache = file_cache(ctx)
+        assert cache._words is not None, "prefetch turns the word index on"
+        assert search(ctx, "Order") == ["pkg/a.py", "pkg/b.py"] == scan(ctx, "Order")
+        assert search(ctx, "OrderLine") == ["c.py", "pkg/b.py"] == scan(ctx, "OrderLine")
+        assert search(ctx, "Orde") == []  # a part of a word is not the word
+        assert search(ctx, "$order", "typescript") == ["d.ts"]
+        (tmp_path / "pkg" / "a.py").write_text("class Invoice:\n    pass\n")
+        (tmp_path / "pkg" / "e.py").write_text("Order = None\n")
+        (tmp_path / "c.py").unlink()
+        assert search(ctx, "Order") == ["pkg/b.py", "pkg/e.py"] == scan(ctx, "Order")
+        assert search(ctx, "Invoice") == ["pkg/a.py"] == scan(ctx, "Invoice")
+        assert cache.with_word(["pkg/a.py", "pkg/b.py"], "Invoice") == ["pkg/a.py"]  # read once: indexed
+        assert cache.with_word(["pkg/a.py", "pkg/b.py"], "Order") == ["pkg/b.py"]
+        assert search(ctx, "OrderLine") == ["pkg/b.py"] == scan(ctx, "OrderLine")
+        assert cache.with_word(["pkg/a.py"], "not a word") is None  # no index answer: callers scan
+
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(filecache, "MAX_INDEX_POSTINGS", 3)  # a tree too big to index: the scan answers
+    try:
+        with ToolContext.create(tmp_path) as ctx:
+            listing = source_listing(ctx)
+            listing.prefetch()
+            listing.poll()
+            assert file_cache(ctx)._words is None
+            assert search(ctx, "Order") == ["pkg/b.py", "pkg/e.py"]
+    finally:
+        monkey.undo()
+
+
 @pytest.fixture
 def daemon_root(tmp_path: Path):  # type: ignore[no-untyped-def]
     root = (tmp_path / "ws").resolve()
@@ -266,3 +324,30 @@ def test_prune_states_removes_folders_of_gone_workspaces(tmp_path: Path) -> None
             (folder / "pid").write_text("1")
     prune_states(daemons / "keep")
     assert sorted(p.name for p in daemons.iterdir()) == ["keep", "present", "running"]
+
+
+def test_unconfirmed_hits_agree_with_and_without_cached_occurrences(tmp_path: Path) -> None:
+    """The review list ("same name in code, not confirmed") is the same whether the files were
+    parsed during the request (cached occurrences) or are parsed afterwards."""
+    from agent.semantic.filecache import file_cache
+    from agent.semantic.textscan import NameSearch, unconfirmed_hits
+    from agent.toolcontext import ToolContext
+
+    (tmp_path / "a.py").write_text("def total(x):\n    return x  # total\n\nprint(total(1), 'total')\n")
+    (tmp_path / "b.py").write_text("from a import total\ngetattr(m, 'total')\nt = total\n")
+    confirmed = {"a.py": {(0, 4)}, "b.py": {(0, 14)}}
+
+    def hits(ctx: ToolContext) -> list[tuple[str, int, int]]:
+        found = unconfirmed_hits(ctx, NameSearch(ctx, "total", "python"), confirmed)
+        return [(h.path, h.line, h.column) for h in found.hits]
+
+    with ToolContext.create(tmp_path) as ctx:
+        cache = file_cache(ctx)
+        assert cache.cached_occurrences("a.py", "total") is None
+        fresh = hits(ctx)
+        assert fresh == [("a.py", 3, 6), ("b.py", 2, 4)]  # strings and comments are not code
+        assert cache.cached_occurrences("a.py", "total") == [(0, 4), (3, 6)]
+        assert hits(ctx) == fresh
+        (tmp_path / "b.py").write_text("from a import total\nu = total\n")  # changed: not cached any more
+        assert cache.cached_occurrences("b.py", "total") is None
+        assert hits(ctx) == [("a.py", 3, 6), ("b.py", 1, 4)]
