@@ -15,7 +15,6 @@ import asyncio
 import atexit
 import contextlib
 import ctypes
-import ctypes.util
 import functools
 import os
 import signal
@@ -29,8 +28,9 @@ MAX_AGE = 300.0  # seconds an unadopted early server is kept for a session to ta
 STREAM_LIMIT = 1024 * 1024  # the asyncio reader's line limit (headers; bodies are read exactly)
 
 _libc_prctl: Any = None
-try:  # resolved once, in the parent: the child only calls it (no imports, no locks after fork)
-    _libc_prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+try:  # resolved once, in the parent: the child only calls it (no imports, no locks after fork).
+    # The process's own symbols (libc is loaded): ctypes.util.find_library would run `ldconfig -p`.
+    _libc_prctl = ctypes.CDLL(None, use_errno=True).prctl
 except (OSError, AttributeError):  # not Linux
     _libc_prctl = None
 _PR_SET_PDEATHSIG = 1

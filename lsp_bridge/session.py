@@ -293,8 +293,9 @@ class LspSession:
             client.encoding = "utf-8" if encoding == lsp.PositionEncodingKind.Utf8 else (
                 "utf-32" if encoding == lsp.PositionEncodingKind.Utf32 else "utf-16")
             client.notify(lsp.INITIALIZED, lsp.InitializedParams())
-            client.notify(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION,
-                          lsp.DidChangeConfigurationParams(settings=self._settings(None)))
+            if self.spec.push_settings:
+                client.notify(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                              lsp.DidChangeConfigurationParams(settings=self._settings(None)))
         except BridgeError as exc:
             await client.close(timeout=1)
             raise ServerStartError(f"{self.spec.name} did not initialize: {exc}{client.stderr_summary()}") from exc

@@ -13,6 +13,7 @@ machines on a network filesystem.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import threading
 from dataclasses import dataclass, field
@@ -22,6 +23,12 @@ try:  # a thin ctypes wrapper over inotify_init1/add_watch/read (Linux only)
     import inotify_simple
 except ImportError:  # pragma: no cover - not Linux, or the package is missing
     inotify_simple = None
+else:
+    # It finds libc lazily with ctypes.util.find_library, which runs `ldconfig -p` (20-40 ms on a
+    # cold start); the process's own symbols already include libc's inotify calls.
+    if getattr(inotify_simple, "_libc", ...) is None:
+        with contextlib.suppress(OSError):
+            inotify_simple._libc = ctypes.CDLL(None, use_errno=True)
 
 MAX_FOLDERS = 100_000
 _flags: Any = inotify_simple.flags if inotify_simple is not None else None

@@ -118,7 +118,7 @@ class Daemon:
                 self._idle.set()
             if op == "tool":  # a status ping must not keep an idle daemon alive
                 self.last_request = time.monotonic()
-            self._after_request()
+                self._after_request()  # (a starting CLI's ping comes before its first request)
 
     def handle(self, conn: socket.socket) -> str | None:
         """Answer one connection; returns its op."""

@@ -19,7 +19,7 @@ from ..toolcontext import ToolContext
 MAX_CACHED_CHARS = 64 * 1024 * 1024
 MAX_OCCURRENCE_ENTRIES = 50_000
 MAX_SPLIT_FILES = 2_000
-MAX_INDEX_POSTINGS = 4_000_000  # (word, file) pairs; past this the word index is dropped for good
+MAX_INDEX_POSTINGS = 2_000_000  # (word, file) pairs, ~30 bytes each; past this the index is dropped for good
 # A "word" as word_positions (textscan) sees it: a maximal run of letters, digits, "_" and "$".
 _WORD = re.compile(r"[\w$]+")
 _SERVICE = "semantic.files"
@@ -38,8 +38,8 @@ class FileCache:
         self._covers: Callable[[str], bool] | None = None  # rel -> its folder is watched
         self._covered: dict[str, bool] = {}  # answers of `_covers`, for one generation of the watch
         self._generation = 0
-        # word -> files whose cached text has it (index_words; None until asked for, or past the cap)
-        self._words: dict[str, set[str]] | None = None
+        # word -> the file(s) whose cached text has it (index_words; None until asked for, or past the cap)
+        self._words: dict[str, str | list[str]] | None = None
         self._postings = 0
         self._index_dropped = False
 
@@ -54,21 +54,29 @@ class FileCache:
                 self._index(rel, text, add=True)
 
     def _index(self, rel: str, text: str | None, *, add: bool) -> None:
-        """Add or remove one file's words (caller holds the lock)."""
+        """Add or remove one file's words (caller holds the lock). Most words are in one file: a
+        word maps to that file's path, or to a list of paths (a third of the memory of sets)."""
         words = self._words
         if words is None or not text:
             return
         for word in set(_WORD.findall(text)):
+            held = words.get(word)
             if add:
-                words.setdefault(word, set()).add(rel)
+                if held is None:
+                    words[word] = rel
+                elif isinstance(held, str):
+                    words[word] = [held, rel]
+                else:
+                    held.append(rel)
                 self._postings += 1
-            else:
-                holders = words.get(word)
-                if holders is not None and rel in holders:
-                    holders.discard(rel)
-                    self._postings -= 1
-                    if not holders:
-                        del words[word]
+            elif held == rel:
+                del words[word]
+                self._postings -= 1
+            elif isinstance(held, list) and rel in held:
+                held.remove(rel)
+                self._postings -= 1
+                if len(held) == 1:
+                    words[word] = held[0]
         if self._postings > MAX_INDEX_POSTINGS:
             self._words, self._postings, self._index_dropped = None, 0, True
 
@@ -83,7 +91,8 @@ class FileCache:
         with self._lock:
             if self._words is None:
                 return None
-            holders = self._words.get(word, set())
+            held = self._words.get(word)
+            holders = {held} if isinstance(held, str) else set(held or ())
             texts, covered_cache = self._texts, self._covered
             for rel in rels:
                 covered = covered_cache.get(rel)

@@ -11,6 +11,7 @@ once, so it runs while the language server answers); a long-lived session (the d
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import os
 import shutil
 import subprocess
@@ -154,6 +155,9 @@ class NameSearch:
                                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
             except OSError:
                 self._proc = None
+            else:  # it runs beside the server's own work (a cold start's indexing): never ahead of it
+                with contextlib.suppress(OSError, AttributeError):
+                    os.setpriority(os.PRIO_PROCESS, self._proc.pid, 19)
 
     def start(self) -> NameSearch:
         """Compute the candidates in a background thread now (for a search beside a server request),

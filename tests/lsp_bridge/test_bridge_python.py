@@ -88,6 +88,11 @@ def test_diagnostics_for_a_new_file(py_session: LspSession, pyproj: Path) -> Non
         assert (2, "error") in found and (3, "error") in found
         assert all(d.source for d in py_session.diagnostics(bad))
         assert py_session.diagnostics(pyproj / "shapes/geometry.py") == []
+        # The bridge's settings reach the server (pulled with workspace/configuration; nothing is
+        # pushed): under basedpyright's own default mode ("recommended") this file gets warnings.
+        bad.write_text("def untyped(x):\n    return x\n")
+        py_session.files_changed([bad])
+        assert py_session.diagnostics(bad) == []
     finally:
         bad.unlink()
         py_session.files_changed([bad])
