@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import signal
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -72,6 +73,7 @@ class BridgeClient(LanguageClient):
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self.log: deque[str] = deque(maxlen=LOG_TAIL)
         self.progress_active: dict[str, str] = {}  # token -> title
+        self.progress_heard: dict[str, float] = {}  # token -> when its last begin/report came
         self.progress_done: int = 0
         self.found_files: int | None = None  # pyright's "Found N source files"
         self.enumeration_due: float | None = None  # a re-enumeration is expected until then
@@ -112,8 +114,12 @@ class BridgeClient(LanguageClient):
             if kind == "begin":
                 title = value.get("title") if isinstance(value, Mapping) else getattr(value, "title", "")
                 self.progress_active[token] = str(title or "")
+                self.progress_heard[token] = time.monotonic()
+            elif kind == "report" and token in self.progress_active:
+                self.progress_heard[token] = time.monotonic()
             elif kind == "end":
                 self.progress_active.pop(token, None)
+                self.progress_heard.pop(token, None)
                 self.progress_done += 1
             self._notify_change()
 

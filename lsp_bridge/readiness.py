@@ -3,6 +3,8 @@
 pyright family: it enumerates the workspace's source files ("Found N source files" in its log) and
 then analyses them under a work-done progress; a request sent before the enumeration silently
 searches only the files it knows so far. Ready = the enumeration was logged and no progress runs.
+That progress (checking files) only makes requests wait their turn: one silent for PROGRESS_SILENCE
+seconds no longer counts (pyright never ends the one checking a file deleted while it was queued).
 When it reloads its configuration, or files are created or deleted, it enumerates again (debounced):
 until the new "Found N" — or ENUMERATION_GRACE seconds, since a reload that changes nothing or a
 file outside its include set logs no new count — the server is not ready. (Waiting for the new count
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 
 ENUMERATION_GRACE = 10.0
+PROGRESS_SILENCE = 5.0
 
 
 def expect_enumeration(rule: Readiness, client: BridgeClient) -> None:
@@ -40,12 +43,18 @@ def is_ready(rule: Readiness, client: BridgeClient, *, opened: bool) -> bool:
     if rule == "pyright":
         if client.enumeration_due is not None and time.monotonic() > client.enumeration_due:
             client.enumeration_due = None  # the file was outside its include set: nothing to wait for
-        return client.found_files is not None and client.enumeration_due is None and not client.progress_active
+        return client.found_files is not None and client.enumeration_due is None and not _live_progress(client)
     if rule == "tsserver":
         return opened and client.progress_done > 0 and not client.progress_active
     if rule == "typescript-native":
         return opened
     return True
+
+
+def _live_progress(client: BridgeClient) -> bool:
+    """Whether a progress runs that was heard from in the last PROGRESS_SILENCE seconds."""
+    now = time.monotonic()
+    return any(now - client.progress_heard.get(token, now) < PROGRESS_SILENCE for token in client.progress_active)
 
 
 def describe(rule: Readiness, client: BridgeClient) -> str:

@@ -149,3 +149,22 @@ def test_an_early_process_started_with_another_environment_is_not_adopted(tmp_pa
         assert not prespawn.start_early(["/nonexistent/server"], cwd=tmp_path)
     finally:
         prespawn.discard_all()
+
+
+def test_a_silent_progress_stops_holding_pyright_requests_but_not_tsserver_ones() -> None:
+    """pyright's checking progress only makes requests wait their turn, and pyright can leave one
+    open for good; tsserver's project load decides whether answers are complete."""
+    import time
+    from types import SimpleNamespace
+
+    from lsp_bridge.readiness import PROGRESS_SILENCE, is_ready
+
+    now = time.monotonic()
+    client = SimpleNamespace(found_files=6, enumeration_due=None, progress_active={"t": ""},
+                             progress_heard={"t": now}, progress_done=1)
+    assert not is_ready("pyright", client, opened=True)  # type: ignore[arg-type]
+    client.progress_heard["t"] = now - PROGRESS_SILENCE - 1
+    assert is_ready("pyright", client, opened=True)  # type: ignore[arg-type]
+    assert not is_ready("tsserver", client, opened=True)  # type: ignore[arg-type]
+    client.progress_active.clear()
+    assert is_ready("tsserver", client, opened=True)  # type: ignore[arg-type]
