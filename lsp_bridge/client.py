@@ -40,6 +40,7 @@ from lsp_bridge.errors import (
 )
 from lsp_bridge.positions import Encoding
 from lsp_bridge.readiness import expect_enumeration
+from lsp_bridge.servers import server_env
 
 # pygls warns about notifications it has no handler for; without this, Python's last-resort handler
 # would print them on the user's stderr. Applications that configure logging still see them.
@@ -186,7 +187,7 @@ class BridgeClient(LanguageClient):
             else:
                 process = await asyncio.create_subprocess_exec(
                     *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=dict(env) if env is not None else None,
+                    stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=server_env(env),
                     start_new_session=True, preexec_fn=prespawn.die_with_parent, limit=prespawn.STREAM_LIMIT,
                 )
         except FileNotFoundError as exc:

@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from lsp_bridge.servers import server_env
+
 MAX_AGE = 300.0  # seconds an unadopted early server is kept for a session to take
 STREAM_LIMIT = 1024 * 1024  # the asyncio reader's line limit (headers; bodies are read exactly)
 
@@ -52,7 +54,7 @@ def start_early(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | N
     key = (tuple(command), str(cwd))
     if key in _early and _early[key][0].poll() is None:
         return True
-    full_env = dict(os.environ if env is None else env)
+    full_env = server_env(env)
     try:
         proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, cwd=str(cwd), env=full_env, bufsize=0,
@@ -72,7 +74,7 @@ def take(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) ->
     if entry is None:
         return None
     proc, started_env, started = entry
-    wanted = dict(os.environ if env is None else env)
+    wanted = server_env(env)
     if proc.poll() is not None or started_env != wanted or time.monotonic() - started > MAX_AGE:
         _kill(proc)
         return None

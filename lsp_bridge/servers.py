@@ -92,6 +92,15 @@ def default_cache_dir() -> Path:
     return platformdirs.user_cache_path("codeagent") / "lsp-servers"
 
 
+def server_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a server process gets: `env` (default: ours) plus node's on-disk compile
+    cache, unless the caller set NODE_COMPILE_CACHE itself (NODE_DISABLE_COMPILE_CACHE=1 turns it
+    off): node then skips compiling a server's multi-megabyte bundle on each start (~60 ms)."""
+    full = dict(os.environ if env is None else env)
+    full.setdefault("NODE_COMPILE_CACHE", str(platformdirs.user_cache_path("codeagent") / "node-compile-cache"))
+    return full
+
+
 # -- locators --------------------------------------------------------------------------------------
 
 def _node_script(script: Path, *args: str) -> list[str] | None:

@@ -270,3 +270,14 @@ def test_rename_after_an_unannounced_edit_uses_the_new_content(py_session: LspSe
                                                                   for_labels.changes)
     finally:
         labels.write_text(original, encoding="utf-8")
+
+
+def test_the_server_runs_with_nodes_compile_cache(py_session: LspSession, tmp_path: Path) -> None:
+    """node keeps the compiled server bundle on disk between starts, unless the user chose a cache."""
+    from lsp_bridge.servers import server_env
+
+    assert py_session.pid is not None
+    environ = Path(f"/proc/{py_session.pid}/environ").read_bytes().split(b"\0")
+    cache = next(v for v in environ if v.startswith(b"NODE_COMPILE_CACHE=")).split(b"=", 1)[1].decode()
+    assert Path(cache).is_dir() and any(Path(cache).iterdir()), "node wrote its cache there"
+    assert server_env({"NODE_COMPILE_CACHE": str(tmp_path)})["NODE_COMPILE_CACHE"] == str(tmp_path)
