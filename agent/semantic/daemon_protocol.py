@@ -44,6 +44,10 @@ class DaemonError(CodeagentError):
     """The daemon could not be reached or answered nonsense (the CLI then runs in-process)."""
 
 
+class NoDaemon(DaemonError):
+    """Nothing accepted the connection: no request reached a daemon."""
+
+
 def runtime_base() -> Path:
     """The user's private folder for daemon state (created 0700, refused if someone else owns it)."""
     base = Path(tempfile.gettempdir()) / f"codeagent-{os.getuid()}"
