@@ -169,7 +169,8 @@ def main() -> int:
     for name, kinds in samples.items():
         p50 = {k: statistics.median(v) for k, v in kinds.items()}
         warm[name] = {**{f"{k}_p50_s": v for k, v in p50.items()}, "counts": counts[name],
-                      "cli_over_raw": p50["cli"] / p50["raw"], "daemon_over_raw": p50["daemon"] / p50["raw"]}
+                      "cli_over_raw": p50["cli"] / p50["raw"], "daemon_over_raw": p50["daemon"] / p50["raw"],
+                      "samples_s": kinds}
     report["warm"] = warm
     report["cli_startup_p50_s"] = statistics.median(floor)
     report["failures"] = failures
