@@ -30,6 +30,12 @@ from .errors import SandboxUnavailable
 Backend = Literal["bwrap", "landlock", "off"]
 _HOME_SECRET_TOPS = {".config", ".local", ".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".gcloud"}
 _MAX_LINK_SCAN = 500
+# Workspace paths no command may change (relative to the root): codeagent's state folder and project
+# file, and the parts of .git that make host-side git run programs (config: fsmonitor, pager, filters,
+# aliases; hooks). The rest of .git stays writable so that git itself works inside the sandbox.
+PROTECTED_NAMES = (".codeagent", ".codeagent.toml", ".git/config", ".git/hooks")
+# Of those, the ones that must not be created either when missing.
+NO_CREATE_NAMES = (".codeagent", ".codeagent.toml")
 
 
 @dataclass
@@ -44,7 +50,11 @@ class SandboxPlan:
     read_only: list[str] = field(default_factory=list)
     writable: list[str] = field(default_factory=list)
     hidden: list[str] = field(default_factory=list)
-    protected: list[str] = field(default_factory=list)  # inside the workspace but read-only (.codeagent/)
+    # Paths inside the workspace that commands must not change: codeagent's own state and the files
+    # that steer programs run on the host (see PROTECTED_NAMES). `protected` exist now and are
+    # shown read-only; `no_create` do not exist and must not be created by the command.
+    protected: list[str] = field(default_factory=list)
+    no_create: list[str] = field(default_factory=list)
     network: bool = False
     uid: int = 1000
     gid: int = 1000
@@ -210,12 +220,13 @@ def plan_sandbox(
                 hidden.append(path)
     if os.geteuid() == 0 and "/etc" in system:
         hidden += [p for p in root_only_entries("/etc") if p not in hidden]
-    protected = [os.path.join(root_s, ".codeagent")] if os.path.isdir(os.path.join(root_s, ".codeagent")) else []
+    protected = [os.path.join(root_s, n) for n in PROTECTED_NAMES if _exists(os.path.join(root_s, n))]
+    no_create = [os.path.join(root_s, n) for n in NO_CREATE_NAMES if not _exists(os.path.join(root_s, n))]
     uid = settings.sandbox_uid or (os.getuid() or 1000)
     gid = os.getgid() if os.getuid() and settings.sandbox_uid is None else uid
     return SandboxPlan(backend=backend, root=root_s, cwd=os.path.realpath(os.fspath(cwd)), home=home,
                        system=system, read_only=read_only, writable=writable, hidden=hidden, protected=protected,
-                       network=network, uid=uid, gid=gid, tmp_size_mb=settings.tmp_size_mb)
+                       no_create=no_create, network=network, uid=uid, gid=gid, tmp_size_mb=settings.tmp_size_mb)
 
 
 # ---------------------------------------------------------------------------- bubblewrap
