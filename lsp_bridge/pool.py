@@ -11,6 +11,7 @@ from typing import Any
 
 from lsp_bridge.errors import BridgeError
 from lsp_bridge.loop import LoopThread, shared_loop
+from lsp_bridge.positions import Decode, normalize_text
 from lsp_bridge.servers import DEFAULT_SERVERS, get_spec
 from lsp_bridge.session import LspSession
 
@@ -24,13 +25,15 @@ class SessionPool:
 
     Configuration is passed in (the bridge reads no config of its own): `servers` maps a language
     to a server name (see `lsp_bridge.servers.SERVERS`), `settings` maps a language to settings
-    merged over the server's defaults, `cache_dir` is where npm servers are installed.
+    merged over the server's defaults, `cache_dir` is where npm servers are installed, `decode` turns
+    a file's bytes into the text positions refer to (lsp_bridge.positions.Decode).
     """
 
     def __init__(self, *, servers: Mapping[str, str] | None = None, cache_dir: Path | None = None,
                  auto_install: bool = True, settings: Mapping[str, Mapping[str, Any]] | None = None,
                  request_timeout: float = 60.0, ready_timeout: float = 300.0, start_timeout: float = 60.0,
-                 loop: LoopThread | None = None, watch_files: bool = True) -> None:
+                 loop: LoopThread | None = None, watch_files: bool = True,
+                 decode: Decode = normalize_text) -> None:
         self._servers = {**DEFAULT_SERVERS, **(servers or {})}
         for name in self._servers.values():
             get_spec(name)  # unknown names fail here, not at first use
@@ -41,6 +44,7 @@ class SessionPool:
         self._ready_timeout = ready_timeout
         self._start_timeout = start_timeout
         self._watch_files = watch_files
+        self._decode = decode
         self._loop = loop
         self._sessions: dict[tuple[Path, str], LspSession] = {}
         self._resolved: dict[str, Path] = {}
@@ -63,7 +67,7 @@ class SessionPool:
                     cache_dir=self._cache_dir, auto_install=self._auto_install,
                     settings=self._settings.get(lang), request_timeout=self._request_timeout,
                     ready_timeout=self._ready_timeout, start_timeout=self._start_timeout,
-                    watch_files=self._watch_files)
+                    watch_files=self._watch_files, decode=self._decode)
                 self._sessions[key] = session
             return session
 

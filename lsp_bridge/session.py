@@ -35,6 +35,7 @@ from lsp_bridge.errors import (
     StaleFile,
 )
 from lsp_bridge.loop import LoopThread, shared_loop
+from lsp_bridge.positions import Decode, normalize_text
 from lsp_bridge.readiness import describe, is_ready, settings_lookup
 from lsp_bridge.servers import ServerSpec, resolve_command
 from lsp_bridge.sync import DocumentSync
@@ -47,14 +48,14 @@ T = TypeVar("T")
 
 class LspSession:
     """A lazily started language server for `root`. Paths may be absolute or relative to `root`;
-    positions are 0-based lines and code-point columns."""
+    positions are 0-based lines and code-point columns of the text `decode` makes of a file's bytes."""
 
     def __init__(self, root: Path, spec: ServerSpec, *, loop: LoopThread | None = None,
                  command: Sequence[str] | None = None, cache_dir: Path | None = None,
                  auto_install: bool = True, settings: Mapping[str, Any] | None = None,
                  env: Mapping[str, str] | None = None, request_timeout: float = 60.0,
                  ready_timeout: float = 300.0, start_timeout: float = 60.0, max_files: int = 50_000,
-                 watch_files: bool = True) -> None:
+                 watch_files: bool = True, decode: Decode = normalize_text) -> None:
         self.root = Path(root).resolve()
         self.spec = spec
         self.request_timeout = request_timeout
@@ -70,7 +71,7 @@ class LspSession:
         self._settings = settings_lookup(spec.settings, settings or {})
         self._env = env
         self._client: BridgeClient | None = None
-        self._files = DocumentSync(self.root, spec, max_files=max_files, watch=watch_files)
+        self._files = DocumentSync(self.root, spec, max_files=max_files, watch=watch_files, decode=decode)
         self._start_lock: asyncio.Lock | None = None
         self._starts = 0
 
@@ -138,8 +139,7 @@ class LspSession:
                 text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
                 position=doc.lines.to_server(pos, client.encoding),
                 context=lsp.ReferenceContext(include_declaration=include_declaration))
-            result = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, self.request_timeout,
-                                          on_sent=on_sent)
+            result = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, self.request_timeout, on_sent=on_sent)
             return convert.locations(result, self._files.lines_checked, client.encoding)
         return self._call(op)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from lsp_bridge.errors import BridgeError
 from lsp_bridge.types import FileEdits, Position
 
 from ..errors import ToolFailure
@@ -53,6 +54,7 @@ def plan_rename(server: SemanticServer, ws: Workspace, path: Path, pos: Position
     plan = RenamePlan(root=ws.root, path=real, position=pos, old_name=old, new_name=new_name, language=language)
     coll = Collector(new_name)
     started = time.monotonic()
+    _send_decoded(server, sources, old, plan.notes)
     review_only: Path | None = None
     embedded: list[tuple[Path, Position]] = []
     if language == "python":
@@ -83,6 +85,18 @@ def complete_references(server: SemanticServer, ws: Workspace, path: Path, pos: 
     if old is None:
         raise ToolFailure(f"{ws.rel(path)}:{pos.line + 1}:{pos.character + 1}: no identifier there")
     return plan_rename(server, ws, path, pos, old, limits=limits)
+
+
+def _send_decoded(server: SemanticServer, sources: Sources, name: str, notes: list[str]) -> None:
+    """A server reads the files it was not sent from disk as UTF-8: in a GBK or Latin-1 file it sees
+    replacement characters (a broken parse, other columns than ours) and misses the uses there. Send
+    it every such file that holds the name, as the workspace decodes it, before it answers."""
+    for path in sources.files_containing(name):
+        if not sources.is_utf8(path):
+            try:
+                server.sync(path)
+            except BridgeError as exc:
+                notes.append(f"could not send {sources.ws.display(path)} to the server: {exc}")
 
 
 def _identifier_at(text: str, pos: Position) -> str | None:

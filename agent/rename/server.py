@@ -95,6 +95,14 @@ class Sources:
             self._raw[path] = data
         return data
 
+    def is_utf8(self, path: Path) -> bool:
+        """Whether the file's bytes are UTF-8 (what a server assumes of a file it reads itself)."""
+        try:
+            self._bytes(path).decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+
     def in_workspace(self, path: Path) -> bool:
         """Inside the root, and not inside a virtualenv, site-packages or a skipped folder."""
         try:

@@ -15,6 +15,7 @@ from lsp_bridge.errors import BridgeError, ServerCrashed, ServerNotInstalled, Se
 from lsp_bridge.servers import get_spec
 
 from ..errors import ToolFailure
+from ..textcodec import decode_text
 from ..toolcontext import ToolContext
 
 LSP_SERVICE = "lsp"
@@ -38,6 +39,7 @@ def _make_pool(ctx: ToolContext) -> SessionPool:
             request_timeout=lsp.request_timeout,
             ready_timeout=lsp.ready_timeout,
             watch_files=lsp.watch_files,
+            decode=decode_text,  # the server sees each file's text as the workspace decodes it
         )
     except BridgeError as exc:  # an unknown server name in the configuration
         raise ToolFailure(f"lsp settings: {exc}") from exc
@@ -67,7 +69,7 @@ def session_for(ctx: ToolContext, language: str) -> LspSession:
             spec = get_spec(_settings_servers(ctx)[language])
             sessions[language] = LspSession(
                 ctx.workspace.root, spec, command=command, request_timeout=lsp.request_timeout,
-                ready_timeout=lsp.ready_timeout, watch_files=lsp.watch_files)
+                ready_timeout=lsp.ready_timeout, watch_files=lsp.watch_files, decode=decode_text)
         return sessions[language]
     return get_pool(ctx).get(ctx.workspace.root, language)
 
