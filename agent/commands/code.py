@@ -109,7 +109,8 @@ def cmd_rename(args: argparse.Namespace) -> int:
 
 
 def _compare(root: Path, result: dict[str, Any]) -> str:
-    from ..semantic.compare import Site, compare_rename, format_compare
+    from ..refactor.compare import compare_rename, format_compare
+    from ..result import Location
     from ..semantic.languages import server_language
     from ..toolcontext import ToolContext
     from ..workspace import Workspace
@@ -117,7 +118,8 @@ def _compare(root: Path, result: dict[str, Any]) -> str:
     data = result["data"]
     settings = _settings(root)
     ctx = ToolContext(Workspace(root, max_read_bytes=settings.workspace.max_read_bytes), settings)
-    planned = [Site(s["path"], s["line"], s["column"]) for s in data.get("sites", [])]
+    planned = [Location(s["path"], s["line"], s["column"], s["end_line"], s["end_column"])
+               for s in data.get("sites", [])]
     family = server_language(data["target"].rsplit(":", 2)[0])
     compared = compare_rename(ctx, data["old_name"], family, planned)
     if data.get("site_count", 0) > len(planned):
