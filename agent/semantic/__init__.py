@@ -1,16 +1,15 @@
-"""The agent side of the language-server bridge.
+"""The agent side of the language-server bridge (read-only questions; the rename that edits is in
+agent/refactor/).
 
     target.py       tool positions (1-based, characters) and symbols -> bridge positions, and back
     sessions.py     the shared SessionPool of a ToolContext; running sessions; change notification
     references.py   find_references / find_definition (server, or syntactic fallback)
-    rename.py       rename plans (server + passes), stale-checked edits, preview or commit
     diagnostics.py  get_diagnostics; the ServerSync and DiagnosticsDelta edit checks
     identifiers.py  is a new name a valid, non-keyword identifier of the language
     languages.py    which server / syntax language a file suffix means (no heavy imports)
     textscan.py     same-name occurrences in code across the workspace (ripgrep + tree-sitter)
     filecache.py    file texts and code occurrences kept while files are unchanged (a ctx service)
     watch.py        source files created or deleted since the last look (folder mtimes)
-    compare.py      `rename --compare`: semantic rename vs word-boundary text replacement
     daemon*.py      the per-workspace background process keeping servers warm, and its client
 
 Nothing is imported here: the CLI's daemon client must stay light to start.
