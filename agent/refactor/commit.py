@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from lsp_bridge import FileEdits, TextChange, apply_changes
+from lsp_bridge import FileEdits, apply_changes
 from lsp_bridge.errors import InvalidEdit
 from lsp_bridge.positions import TextLines
 
@@ -47,7 +47,7 @@ def file_edits(ws: Workspace, plan: EditPlan) -> PlanEdits:
                                  "Run it again.")
         check_ranges(doc.text, sites)
         try:
-            texts[rel] = apply_changes(doc.text, [TextChange(s.range, s.new_text) for s in sites])
+            texts[rel] = apply_changes(doc.text, sites)
         except InvalidEdit as exc:
             raise ToolFailure(f"{rel}: the planned edits are inconsistent ({exc}); nothing was written") from exc
         hashes[rel] = doc.hash

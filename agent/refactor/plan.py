@@ -101,18 +101,20 @@ class EditPlan:
     notes: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     hashes: dict[str, str] = field(default_factory=dict)
-    _keys: set[tuple[str, Range]] = field(default_factory=set, repr=False, compare=False)
+    _index: set[tuple[str, Range]] = field(default_factory=set, repr=False, compare=False)
+    _indexed: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
 
     def add(self, path: str, rng: Range, new_text: str, reason: str, old_text: str | None = None) -> bool:
-        """Add a replacement unless the same range is already planned. True if added."""
-        keys = self._keys
-        if len(keys) != len(self.sites):  # sites were assigned directly: index them once
-            keys.clear()
-            keys.update((s.path, s.range) for s in self.sites)
-        if (path, rng) in keys:
+        """Add a replacement unless the same range is already planned. True if added. `old_text` is
+        what the range must hold when committed; by default the old name (nothing for an insertion)."""
+        if self._indexed != (id(self.sites), len(self.sites)):  # `sites` was set or changed directly
+            self._index = {(s.path, s.range) for s in self.sites}
+        if (path, rng) in self._index:
             return False
-        keys.add((path, rng))
-        self.sites.append(Site(location_of(path, rng), new_text, reason, old_text))
+        self._index.add((path, rng))
+        expected = old_text if old_text is not None else ("" if rng.start == rng.end else self.old_name)
+        self.sites.append(Site(location_of(path, rng), new_text, reason, expected))
+        self._indexed = (id(self.sites), len(self.sites))
         return True
 
     def by_file(self) -> dict[str, list[Site]]:

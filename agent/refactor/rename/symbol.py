@@ -9,7 +9,6 @@ Every site carries its reason ("lsp", "syntactic", and whatever the engine or a 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
 from lsp_bridge import LspSession
@@ -100,7 +99,7 @@ def _engine_plan(ctx: ToolContext, session: LspSession, target: Target, new_name
     return plan
 
 
-def explain(plan: EditPlan, show: Callable[[str], str] = str) -> list[str]:
+def explain(plan: EditPlan) -> list[str]:
     """What the engine added beyond the server's own answer (each site with its reason), the
     string literals left for review, and its notes. Bounded."""
     out: list[str] = []
@@ -111,7 +110,7 @@ def explain(plan: EditPlan, show: Callable[[str], str] = str) -> list[str]:
     # the changed lines) and, each with its reason, in the result's `sites`
     added = [s for sites in plan.by_file().values() for s in sites if s.reason != "lsp"]
     for s in added[:MAX_SITES_LISTED]:
-        out.append(f"  {show(s.path)}:{s.line}:{s.column} [{s.reason}]")
+        out.append(f"  {s.location} [{s.reason}]")
     if len(added) > MAX_SITES_LISTED:
         out.append(f"  ... {len(added) - MAX_SITES_LISTED} more (all listed in `sites`)")
     strings = [r for r in plan.review if r.kind != "code"]
