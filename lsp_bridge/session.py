@@ -168,7 +168,8 @@ class LspSession:
             except RequestFailed as exc:
                 raise RenameRefused(str(exc)) from exc
             if result is None:
-                raise RenameRefused(f"{self.spec.name} returned no edit for a rename at {target}:{pos}")
+                raise RenameRefused(f"{self.spec.name} returned no edit for a rename at "
+                                    f"{target}:{pos.shown()}")
             return workspace_edit_to_file_edits(result, read=self._files.seen, encoding=client.encoding)
         return self._call(op)
 
@@ -335,7 +336,7 @@ class LspSession:
         doc = await self._files.sync(client, path)
         if pos is not None and (pos.line < 0 or pos.character < 0 or pos.line >= len(doc.lines.lines)
                                 or pos.character > len(doc.lines.line(pos.line))):
-            raise BridgeError(f"{path}: position {pos.line}:{pos.character} (0-based) is outside the file "
+            raise BridgeError(f"{path}:{pos.line + 1}:{pos.character + 1}: the position is outside the file "
                               f"({len(doc.lines.lines)} lines)")
         if not await self._wait_ready(client, self.ready_timeout):
             raise NotReady(f"{self.spec.name} was still indexing {self.root} after {self.ready_timeout:g} s "
@@ -360,7 +361,7 @@ class LspSession:
         fallback = convert.word_range(doc.lines, pos)
         if not (isinstance(provider, lsp.RenameOptions) and provider.prepare_provider):
             if fallback is None:
-                raise RenameRefused(f"no symbol at {doc.path}:{pos}")
+                raise RenameRefused(f"no symbol at {doc.path}:{pos.shown()}")
             return fallback
         params = lsp.PrepareRenameParams(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(doc.path)),
                                          position=doc.lines.to_server(pos, client.encoding))
@@ -369,13 +370,14 @@ class LspSession:
         except RequestFailed as exc:
             raise RenameRefused(str(exc).split(": ", 2)[-1]) from exc
         if result is None:
-            raise RenameRefused(f"{self.spec.name}: the element at {doc.path.name}:{pos} cannot be renamed")
+            raise RenameRefused(f"{self.spec.name}: the element at {doc.path.name}:{pos.line + 1}:"
+                                f"{pos.character + 1} cannot be renamed")
         if isinstance(result, lsp.Range):
             return doc.lines.range_from_server(result, client.encoding)
         if isinstance(result, lsp.PrepareRenamePlaceholder):
             return doc.lines.range_from_server(result.range, client.encoding)
         if fallback is None:
-            raise RenameRefused(f"no symbol at {doc.path}:{pos}")
+            raise RenameRefused(f"no symbol at {doc.path}:{pos.shown()}")
         return fallback
 
     async def _pushed_diagnostics(self, client: BridgeClient, doc: OpenDoc) -> list[lsp.Diagnostic]:
