@@ -91,7 +91,8 @@ def cmd_def(args: argparse.Namespace) -> int:
 
 def cmd_refs(args: argparse.Namespace) -> int:
     root = _root(args.root)
-    tool_args = {**parse_target(args.target, root), "include_declaration": not args.no_declaration}
+    tool_args = {**parse_target(args.target, root), "include_declaration": not args.no_declaration,
+                 "limit": 0}  # the CLI lists every reference
     result = run_tool(root, "find_references", tool_args, use_daemon=not args.no_daemon)
     return _emit(args, result)
 

@@ -53,6 +53,7 @@ def _tool_args(command: str, args: argparse.Namespace, root: Path) -> dict[str, 
     out = parse_target(args.target, root)
     if command == "refs":
         out["include_declaration"] = not args.no_declaration
+        out["limit"] = 0  # the CLI lists every reference
     if command == "rename":
         out.update(new_name=args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic,
                    check_diagnostics=args.check)

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .pager import page_out
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 _POSITION = re.compile(r"^(?P<path>.+):(?P<line>\d+):(?P<col>\d+)$")
@@ -64,7 +66,9 @@ def emit(as_json: bool, result: dict[str, Any], text: str | None = None) -> int:
         if as_json:
             print_json(result)
         elif result.get("success"):
-            print(text if text is not None else result.get("output", ""))
+            # the tool cut its output to a model's budget; the CLI prints what the user asked for
+            whole = (result.get("data") or {}).get("full_output")
+            page_out(text if text is not None else whole if isinstance(whole, str) else result.get("output", ""))
         else:
             if result.get("output"):
                 print(result["output"])

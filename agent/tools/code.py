@@ -4,6 +4,7 @@ every position tool also takes `symbol`, a name path such as `Class.method`, ins
 
 from __future__ import annotations
 
+import sys
 from typing import Self
 
 from pydantic import BaseModel, Field, model_validator
@@ -54,6 +55,11 @@ def find_definition(ctx: ToolContext, args: FindDefinitionInput) -> ToolResult:
 
 class FindReferencesInput(PositionInput):
     include_declaration: bool = Field(True, description="Also list the definition itself.")
+    offset: int = Field(0, ge=0, description="Skip this many references (file order): the next page of a long "
+                        "answer (the output says which offset to give).")
+    limit: int | None = Field(None, ge=0, description="Most references in one answer (default: the session's "
+                              "lsp.max_results; 0: all). The text shown stays within the output budget and says "
+                              "what it left out.")
 
 
 @tool(name="find_references", model=FindReferencesInput, toolset="semantic")
@@ -62,7 +68,8 @@ def find_references(ctx: ToolContext, args: FindReferencesInput) -> ToolResult:
     each line's text. `complete` is false when the answer is syntactic (no language server).
     Same-named identifiers in code that the server did not confirm are listed for review."""
     target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
-    return _find_references(ctx, target, args.include_declaration)
+    limit = None if args.limit is None else (args.limit or sys.maxsize)
+    return _find_references(ctx, target, args.include_declaration, offset=args.offset, limit=limit)
 
 
 class RenameSymbolInput(PositionInput):

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...changes import MAX_DIFF_CHARS, bounded, changed_lines, unified_diff
+from ...changes import MAX_DIFF_CHARS, changed_lines, unified_diff
 from ...result import ToolResult
 from ...semantic.target import Target
 from ...toolcontext import ToolContext
+from ...workspace import Applied
 from ..commit import commit_plan, file_edits
+from ..shown_text import changed_lines_shown, whole_files
 from .symbol import plan_symbol_rename
 
 MAX_SITES_LISTED = 500
 MAX_UNCONFIRMED = 30
+SHOWN_CHARS = MAX_DIFF_CHARS - 1000  # of the diff a model reads: room for the note saying what was left out
 
 
 def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: bool,
@@ -39,12 +42,33 @@ def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: b
         "unconfirmed_count": len(unconfirmed), "dry_run": dry_run,
     }
     if dry_run:
-        diff = "".join(unified_diff(e.path, checked.before.get(e.path), e.new_text) for e in checked.edits)
-        text = "\n".join([summary, *extra, bounded(diff, MAX_DIFF_CHARS)])
-        return ToolResult.ok(text, files=files, diff=diff, **data)
+        diffs = [(e.path, unified_diff(e.path, checked.before.get(e.path), e.new_text)) for e in checked.edits]
+        diff = "".join(d for _, d in diffs)
+        call = f"codeagent rename {target.location} {new_name} --dry-run"
+        shown, cut = whole_files(diffs, SHOWN_CHARS, rest=f"the whole diff is in data `diff`; `{call}` prints it")
+        if cut:  # the CLI prints the whole diff
+            data["full_output"] = "\n".join([summary, *extra, diff])
+        return ToolResult.ok("\n".join([summary, *extra, shown]), files=files, diff=diff, **data)
     # the model reads each changed line once; the full diff is in data (and `--dry-run` shows it)
+    every: list[str] = []
+
+    def show(applied: Applied) -> str:
+        every.append(changed_lines(applied))
+        return changed_lines_shown(every[0], SHOWN_CHARS, rest="every change is in data `diff`")[0]
+
     result = commit_plan(ctx, plan, summary="\n".join([summary, *extra]), edits=checked,
-                         operation=f"rename_symbol {plan.old_name} -> {new_name}", show=changed_lines,
+                         operation=f"rename_symbol {plan.old_name} -> {new_name}", show=show,
                          skip=() if check_diagnostics else ("diagnostics",))
+    shown_part = show_cut(every)
+    if shown_part is not None and result.output.endswith(shown_part):
+        result.data["full_output"] = result.output[: len(result.output) - len(shown_part)] + every[0]
     result.data.update(data)
     return result
+
+
+def show_cut(every: list[str]) -> str | None:
+    """The shown part of the changed lines when it was cut (None when they were shown whole)."""
+    if not every:
+        return None
+    shown, cut = changed_lines_shown(every[0], SHOWN_CHARS, rest="every change is in data `diff`")
+    return shown if cut else None
