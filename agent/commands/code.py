@@ -101,7 +101,7 @@ def cmd_rename(args: argparse.Namespace) -> int:
     root = _root(args.root)
     tool_args = {**parse_target(args.target, root), "new_name": args.new_name,
                  "dry_run": bool(args.dry_run or args.compare), "allow_syntactic": args.allow_syntactic,
-                 "check_diagnostics": args.check}
+                 "check_diagnostics": args.check, "force": args.force}
     result = run_tool(root, "rename_symbol", tool_args, use_daemon=not args.no_daemon)
     if not args.compare or not result.get("success"):
         return _emit(args, result)
@@ -229,9 +229,10 @@ def register(sub: Any) -> None:
     p.add_argument("--allow-syntactic", action="store_true",
                    help="without a language server, rename same-named identifiers in other files too")
     p.add_argument("--check", action="store_true",
-                   help="after writing, wait for the language server to re-check the changed files and report "
-                   "the errors the rename introduced (off by default: a full re-check of every changed file "
-                   "costs seconds on big files; the agent's rename_symbol tool always checks)")
+                   help="after writing, wait (up to lsp.check_timeout) for the language server to re-check the "
+                   "changed files; new errors undo the rename and exit 1 (off by default: a full re-check costs "
+                   "seconds on big files; the agent's rename_symbol tool always checks)")
+    p.add_argument("--force", action="store_true", help="keep the rename even when --check finds new errors")
     _common(p)
     p.set_defaults(func=cmd_rename)
 

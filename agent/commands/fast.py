@@ -36,7 +36,7 @@ def _parser(command: str) -> argparse.ArgumentParser:
     p.add_argument("path" if command == "diagnostics" else "target")
     if command == "rename":
         p.add_argument("new_name")
-        for flag in ("--dry-run", "--compare", "--allow-syntactic", "--check"):
+        for flag in ("--dry-run", "--compare", "--allow-syntactic", "--check", "--force"):
             p.add_argument(flag, action="store_true")
     if command == "refs":
         p.add_argument("--no-declaration", action="store_true")
@@ -56,7 +56,7 @@ def _tool_args(command: str, args: argparse.Namespace, root: Path) -> dict[str, 
         out["limit"] = 0  # the CLI lists every reference
     if command == "rename":
         out.update(new_name=args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic,
-                   check_diagnostics=args.check)
+                   check_diagnostics=args.check, force=args.force)
     return out
 
 

@@ -77,7 +77,11 @@ class RenameSymbolInput(PositionInput):
     dry_run: bool = Field(False, description="Only show the diff; write nothing.")
     check_diagnostics: bool = Field(
         True, description="After writing, wait for the language server to re-check the changed files and report "
-        "the errors it finds that the rename introduced (a full re-check of each changed file: seconds on big ones).")
+        "the errors it finds that the rename introduced (a full re-check of each changed file: seconds on big ones). "
+        "New errors undo the rename unless `force`.")
+    force: bool = Field(
+        False, description="Keep the rename even when the check finds errors it introduced (or cannot finish); "
+        "without it such a rename is undone.")
     allow_syntactic: bool = Field(
         False, description="Without a language server, also rename same-named identifiers in code in other "
         "files (may hit unrelated symbols; review the diff). Without it such a rename is refused.")
@@ -90,7 +94,7 @@ def rename_symbol(ctx: ToolContext, args: RenameSymbolInput) -> ToolResult:
     change together (one undo); returns the diff and the files changed."""
     target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
     return _rename_symbol(ctx, target, args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic,
-                          check_diagnostics=args.check_diagnostics)
+                          check_diagnostics=args.check_diagnostics, force=args.force)
 
 
 class GetDiagnosticsInput(BaseModel):

@@ -8,9 +8,11 @@ from typing import Any
 
 from ...changes import MAX_DIFF_CHARS, changed_lines, unified_diff
 from ...result import ToolResult
+from ...semantic.diagnostics import ServerSync
 from ...semantic.target import Target
 from ...toolcontext import ToolContext
 from ...workspace import Applied
+from ..check import CheckReport, baseline, recheck
 from ..commit import commit_plan, file_edits
 from ..shown_text import changed_lines_shown, whole_files
 from .symbol import plan_symbol_rename
@@ -21,7 +23,7 @@ SHOWN_CHARS = MAX_DIFF_CHARS - 1000  # of the diff a model reads: room for the n
 
 
 def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: bool,
-                  allow_syntactic: bool, check_diagnostics: bool = True) -> ToolResult:
+                  allow_syntactic: bool, check_diagnostics: bool = True, force: bool = False) -> ToolResult:
     plan = plan_symbol_rename(ctx, target, new_name, allow_syntactic=allow_syntactic)
     checked = file_edits(ctx.workspace, plan)
     sites = [s.to_dict() for sites in plan.by_file().values() for s in sites]
@@ -51,18 +53,47 @@ def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: b
         return ToolResult.ok("\n".join([summary, *extra, shown]), files=files, diff=diff, **data)
     # the model reads each changed line once; the full diff is in data (and `--dry-run` shows it)
     every: list[str] = []
+    written: list[Applied] = []
 
     def show(applied: Applied) -> str:
+        written.append(applied)
         every.append(changed_lines(applied))
         return changed_lines_shown(every[0], SHOWN_CHARS, rest="every change is in data `diff`")[0]
 
-    result = commit_plan(ctx, plan, summary="\n".join([summary, *extra]), edits=checked,
-                         operation=f"rename_symbol {plan.old_name} -> {new_name}", show=show,
-                         skip=() if check_diagnostics else ("diagnostics",))
+    timeout = ctx.settings.lsp.check_timeout
+    before = baseline(ctx, [e.path for e in checked.edits], timeout) if check_diagnostics else {}
+    head = "\n".join([summary, *extra])
+    # the rename's own check (check.py) replaces the generic diagnostics delta: it waits longer
+    # and compares with what the server said before the rename
+    result = commit_plan(ctx, plan, summary=head, edits=checked, show=show, skip=("diagnostics",),
+                         operation=f"rename_symbol {plan.old_name} -> {new_name}")
     shown_part = show_cut(every)
     if shown_part is not None and result.output.endswith(shown_part):
         result.data["full_output"] = result.output[: len(result.output) - len(shown_part)] + every[0]
     result.data.update(data)
+    if check_diagnostics and result.success and written:
+        return checked_result(ctx, result, written[0], recheck(ctx, written[0], before, timeout), head, force=force)
+    return result
+
+
+def checked_result(ctx: ToolContext, result: ToolResult, applied: Applied, report: CheckReport, head: str, *,
+                   force: bool) -> ToolResult:
+    """The result with the check's report; undone (a failed result) when the check failed, unless forced."""
+    lines = report.lines()
+    result.data["diagnostics"] = report.to_dict()  # the key the generic delta used
+    if report.failed and not force:
+        ctx.workspace.undo(applied.entry_id, force=True)
+        ServerSync().check(ctx, applied)  # the servers saw the renamed files: show them the restored ones
+        why = ("Pass force=true (`codeagent rename ... --force`) to keep it anyway"
+               + (f", or raise lsp.check_timeout ({report.timeout:g} s)" if report.not_checked else "") + ".")
+        return ToolResult.fail("\n".join([*lines, f"The rename was undone; nothing changed. {why}"]),
+                               **{**result.data, "files": [], "journal_id": None, "rejected_by": "check"})
+    if report.failed:
+        lines.append("kept anyway (force)")
+    for key in ("full_output",):
+        if isinstance(result.data.get(key), str):
+            result.data[key] = result.data[key].replace(head, "\n".join([head, *lines]), 1)
+    result.output = result.output.replace(head, "\n".join([head, *lines]), 1)
     return result
 
 
