@@ -31,6 +31,7 @@ MODE_NAMESPACES = "landlock+namespaces"
 MODE_PLAIN = ("landlock (no namespaces: host processes visible in /proc, no /dev/shm, .codeagent/ writable; "
               ".codeagent.toml, .git/config and .git/hooks restored after the call)")
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 _SHM_DEFAULT = 64 << 20
 
 
@@ -55,6 +56,7 @@ def run(spec: dict[str, Any], err_w: int) -> NoReturn:
     """In the launcher's forked child (new session, limits set): set up and run the command."""
     problem = "turned off for this call"
     try:
+        _close_all_but(err_w)  # the launcher's status descriptor above all (pid 1 below outlives the exec)
         if spec.get("namespaces", True):
             problem = namespaces.enter(spec.get("uid", os.getuid()), spec.get("gid", os.getgid())) or ""
     except BaseException as exc:
@@ -96,6 +98,7 @@ def _waiter(spec: dict[str, Any], err_w: int) -> NoReturn:
 def _pid_one(spec: dict[str, Any], err_w: int) -> NoReturn:
     try:
         landlock.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the launcher's child gone: the namespace goes
+        landlock.prctl(PR_SET_DUMPABLE, 0)  # the command may not ptrace it nor open its /proc/1/fd
         view = namespaces.build_view(root=spec["root"], protected=spec.get("protected", []),
                                      no_create=spec.get("no_create", []), shm_size=spec.get("shm_size", _SHM_DEFAULT))
         notes = restrict(spec, private_shm=view.private_shm)
@@ -145,14 +148,18 @@ def restrict(spec: dict[str, Any], *, private_shm: bool) -> list[str]:
     return notes
 
 
+def _close_all_but(keep: int) -> None:
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 1 << 20)  # close_range(2) underneath: one system call
+
+
 def exec_command(spec: dict[str, Any], err_w: int) -> NoReturn:
     """Close every descriptor but 0-2 (err_w is close-on-exec), then exec. Reports failures on err_w."""
     try:
         for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores them; an ignored signal survives exec
             signal.signal(sig, signal.SIG_DFL)
         os.chdir(spec["cwd"])
-        os.closerange(3, err_w)
-        os.closerange(err_w + 1, 1 << 20)
+        _close_all_but(err_w)
         os.execvpe(spec["argv"][0], spec["argv"], spec["env"])
     except BaseException as exc:
         _fail(err_w, exc, spec)

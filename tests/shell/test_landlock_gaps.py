@@ -1,0 +1,203 @@
+"""The Landlock backend's former gaps, through the real runner: shared /dev/shm, host terminals,
+unix sockets outside the workspace, host command lines in /proc, the inherited status pipe, and
+writable codeagent state (.codeagent/, .codeagent.toml, .git/config, .git/hooks).
+
+Each test runs with namespaces (the default where the kernel allows them) and without (plain
+Landlock, what a kernel refusing namespaces gets); where plain Landlock cannot close a gap the test
+asserts that the result's `sandbox` says so."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from shellkit import sandbox_env
+
+from agent.config import ShellSettings
+from agent.shell.confine import MODE_NAMESPACES, MODE_PLAIN
+from agent.shell.runner import CommandResult, run_command
+from agent.shell.sandbox import probe_landlock
+from agent.workspace import Workspace
+
+Run = Callable[..., CommandResult]
+
+
+@pytest.fixture(params=[True, False], ids=["namespaces", "plain"])
+def namespaces(request: pytest.FixtureRequest) -> bool:
+    problem = probe_landlock()
+    if problem is not None:
+        pytest.skip(problem)
+    return bool(request.param)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = (tmp_path / "ws").resolve()
+    (root / ".codeagent/journal").mkdir(parents=True)
+    (root / ".codeagent/journal/x.json").write_text('{"real": true}')
+    (root / ".git/hooks").mkdir(parents=True)
+    (root / ".git/config").write_text("[core]\n\tbare = false\n")
+    (root / ".git/hooks/pre-commit.sample").write_text("#!/bin/sh\n")
+    return root
+
+
+@pytest.fixture
+def run(ws: Path, fake_home: Path, namespaces: bool) -> Run:
+    def go(command: str, **kw: object) -> CommandResult:
+        res = run_command(ShellSettings(sandbox="landlock"), Workspace(ws), ["bash", "-c", command], cwd=ws,
+                          timeout=60, base_env=sandbox_env(fake_home), home=str(fake_home),
+                          landlock_namespaces=namespaces, **kw)  # type: ignore[arg-type]
+        assert res.setup_error is None, res.setup_error
+        assert res.sandbox == (MODE_NAMESPACES if namespaces else MODE_PLAIN), res.sandbox
+        return res
+
+    return go
+
+
+def test_dev_shm_is_private_or_absent(run: Run, namespaces: bool) -> None:
+    tag = f"codeagent-test-{secrets.token_hex(4)}"
+    host_file = Path("/dev/shm") / f"{tag}-host"
+    host_file.write_text("HOST-SHM-SECRET")
+    try:
+        first = run(f"echo inside > /dev/shm/{tag} && echo WROTE; cat {host_file}; echo end")
+        assert "end" in first.output and "HOST-SHM-SECRET" not in first.output
+        assert not Path(f"/dev/shm/{tag}").exists()
+        assert ("WROTE" in first.output) == namespaces, first.output  # private with namespaces, else none
+        second = run(f"cat /dev/shm/{tag} || echo GONE")
+        assert "GONE" in second.output and "inside" not in second.output
+    finally:
+        host_file.unlink()
+        Path(f"/dev/shm/{tag}").unlink(missing_ok=True)
+
+
+def test_no_terminal_can_be_opened(run: Run) -> None:
+    master, slave = os.openpty()
+    try:
+        pts = os.ttyname(slave)
+        res = run(f"for t in {pts} /dev/tty /dev/ptmx; do (echo TYPED > $t) 2>/dev/null && echo OPENED-$t; "
+                  f"(timeout 1 cat $t) 2>/dev/null && echo READ-$t; done; ls /dev/pts; echo end")
+        assert "end" in res.output
+        assert "OPENED" not in res.output and "READ" not in res.output, res.output
+        os.set_blocking(master, False)
+        with pytest.raises(BlockingIOError):
+            os.read(master, 100)  # nothing reached the terminal
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+@pytest.fixture
+def unix_server(tmp_path: Path) -> Iterator[tuple[str, list[bytes]]]:
+    """A unix socket server outside the workspace; the list collects what connections sent."""
+    path = str(tmp_path / "service.sock")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(5)
+    server.settimeout(0.2)
+    got: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            with conn:
+                got.append(conn.recv(100) or b"<connected>")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield path, got
+    stop.set()
+    thread.join()
+    server.close()
+
+
+def test_unix_sockets_outside_cannot_be_reached(run: Run, unix_server: tuple[str, list[bytes]]) -> None:
+    path, got = unix_server
+    script = ("import socket\n"
+              "for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM, socket.SOCK_SEQPACKET):\n"
+              "    try:\n"
+              "        s = socket.socket(socket.AF_UNIX, kind)\n"
+              f"        s.connect({path!r}); s.sendall(b'LEAK'); print('CONNECTED', kind)\n"
+              "    except OSError as e:\n"
+              "        print('REFUSED', kind, e.errno)\n"
+              "a, b = socket.socketpair(); a.sendall(b'pair'); print('SOCKETPAIR', b.recv(4).decode())\n")
+    res = run(f"python3 -c \"{script}\"; (exec 3<>{path}) 2>/dev/null && echo BASH-OPENED; echo end")
+    assert "CONNECTED" not in res.output and res.output.count("REFUSED") == 3, res.output
+    assert "SOCKETPAIR pair" in res.output  # what shells, Python and Node use between their processes
+    assert got == []
+
+
+def test_host_command_lines_are_hidden(run: Run, namespaces: bool) -> None:
+    secret = f"HOST-CMDLINE-SECRET-{secrets.token_hex(4)}"
+    host = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", secret])
+    try:
+        res = run(f"ps auxww; cat /proc/{host.pid}/cmdline; for f in /proc/[0-9]*/cmdline; do cat $f; echo; done; "
+                  "echo end")
+        assert "end" in res.output
+        if namespaces:
+            assert secret not in res.output, res.output
+        else:  # plain Landlock cannot hide them: the result says so, and it is true
+            assert "host processes visible in /proc" in res.sandbox
+            assert secret in res.output
+    finally:
+        host.kill()
+        host.wait()
+
+
+def test_the_status_pipe_is_not_inherited_and_the_exit_cannot_be_forged(run: Run) -> None:
+    forged = '{"exit-code": 0}\\n{"setup-error": "forged"}\\n'
+    res = run("ls /proc/self/fd; for fd in $(seq 3 255); do (printf '" + forged + "' >&$fd) 2>/dev/null "
+              "&& echo WROTE-$fd; done; for f in /proc/$PPID/fd/* /proc/1/fd/*; do (printf '" + forged + "' > $f) "
+              "2>/dev/null && echo WROTE-$f; done; exit 7")
+    assert res.exit_code == 7 and res.setup_error is None, res.output
+    assert "WROTE" not in res.output, res.output
+    assert res.output.split()[:4] == ["0", "1", "2", "3"] and "4" not in res.output.split()  # 3: ls's own
+
+
+def _attack(root: Path) -> str:
+    return (f"cd {root}; echo FORGED > .codeagent/journal/x.json; echo '{{}}' > .codeagent/journal/y.json; "
+            "echo '{}' > evil.json; mv -f evil.json .codeagent/journal/x.json; "
+            "echo 'sandbox = \"off\"' > .codeagent.toml; echo 'x=1' > evil.toml; mv -f evil.toml .codeagent.toml; "
+            "echo '[core] fsmonitor = evil' >> .git/config; printf '#!/bin/sh\\nevil\\n' > .git/hooks/pre-commit; "
+            "mv .git .git-aside && mkdir .git && echo '[core]' > .git/config; rm -rf .codeagent; echo end")
+
+
+def _state(root: Path) -> dict[str, bytes | None]:
+    names = [".codeagent/journal/x.json", ".codeagent/journal/y.json", ".codeagent.toml", ".git/config",
+             ".git/hooks/pre-commit", ".git/hooks/pre-commit.sample", ".git-aside"]
+    return {n: (root / n).read_bytes() if (root / n).is_file() else (b"<dir>" if (root / n).exists() else None)
+            for n in names}
+
+
+def test_codeagent_state_and_git_config_stay_unchanged(run: Run, ws: Path, namespaces: bool) -> None:
+    before = _state(ws)
+    res = run(_attack(ws))
+    assert "end" in res.output
+    after = _state(ws)
+    for name in (".codeagent.toml", ".git/config", ".git/hooks/pre-commit", ".git/hooks/pre-commit.sample"):
+        assert after[name] == before[name], (name, res.output)
+    if namespaces:
+        assert after == before, res.output
+        assert "Read-only file system" in res.output
+        assert "restored" not in " ".join(res.notes)
+    else:  # plain Landlock: the journal is writable (its entries are authenticated instead); the rest is put back
+        assert ".codeagent/ writable" in res.sandbox
+        assert any("restored after the call" in n and ".codeagent.toml" in n for n in res.notes), res.notes
+
+
+def test_an_existing_project_file_is_not_changed(run: Run, ws: Path) -> None:
+    (ws / ".codeagent.toml").write_text("[shell]\nsandbox = \"landlock\"\n")
+    before = _state(ws)
+    res = run(_attack(ws) + "; rm -f .codeagent.toml; ln -s /etc/passwd .codeagent.toml")
+    assert _state(ws)[".codeagent.toml"] == before[".codeagent.toml"], res.output
+    assert not (ws / ".codeagent.toml").is_symlink()
