@@ -8,11 +8,15 @@ asserts that the result's `sandbox` says so."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,6 +24,7 @@ from pathlib import Path
 import pytest
 from shellkit import sandbox_env
 
+import agent
 from agent.config import ShellSettings
 from agent.shell.confine import MODE_NAMESPACES, MODE_PLAIN
 from agent.shell.runner import CommandResult, run_command
@@ -201,3 +206,102 @@ def test_an_existing_project_file_is_not_changed(run: Run, ws: Path) -> None:
     res = run(_attack(ws) + "; rm -f .codeagent.toml; ln -s /etc/passwd .codeagent.toml")
     assert _state(ws)[".codeagent.toml"] == before[".codeagent.toml"], res.output
     assert not (ws / ".codeagent.toml").is_symlink()
+
+
+NOBODY = 65534
+NOBODY_SCRIPT = r"""
+import json, sys
+from pathlib import Path
+import agent
+from agent.config import ShellSettings
+from agent.shell.runner import run_command
+from agent.workspace import Workspace
+
+base, home, command = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+out = {}
+for namespaces in (True, False):
+    root = base / str(namespaces)  # a workspace each: the plain run changes what it can
+    res = run_command(ShellSettings(sandbox="landlock"), Workspace(root), ["bash", "-c", command], cwd=root,
+                      timeout=60, base_env={"PATH": "/usr/bin:/bin", "HOME": home}, home=home,
+                      landlock_namespaces=namespaces)
+    out[str(namespaces)] = {"exit": res.exit_code, "output": res.output, "error": res.setup_error,
+                            "sandbox": res.sandbox, "notes": res.notes}
+print(json.dumps(out))
+"""
+
+
+def test_the_gaps_stay_closed_for_an_unprivileged_agent(tmp_path: Path, unix_server: tuple[str, list[bytes]]) -> None:
+    """The same checks with the agent running as nobody: namespaces come from a user namespace."""
+    if os.geteuid() != 0:
+        pytest.skip("already unprivileged: the other tests cover this case")
+    if probe_landlock() is not None:
+        pytest.skip(str(probe_landlock()))
+    system_python = shutil.which("python3", path="/usr/bin:/bin")
+    if system_python is None:
+        pytest.skip("needs /usr/bin/python3")
+    version = subprocess.run([system_python, "-c", "import sys; print(sys.version_info[:2])"],
+                             capture_output=True, text=True).stdout.strip()
+    if version != str(tuple(sys.version_info[:2])):
+        pytest.skip(f"the system Python {version} cannot load this venv's compiled packages")
+    sock_path, got = unix_server
+    os.chmod(os.path.dirname(sock_path), 0o755)
+    os.chmod(sock_path, 0o777)  # nobody could connect, were it not for the sandbox
+    master, slave = os.openpty()
+    os.chmod(os.ttyname(slave), 0o666)
+    secret = f"HOST-CMDLINE-SECRET-{secrets.token_hex(4)}"
+    host = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", secret])
+    tag = f"codeagent-test-{secrets.token_hex(4)}"
+    base = Path(tempfile.mkdtemp(prefix="codeagent-nobody-"))
+    try:
+        home = base / "home"
+        home.mkdir()
+        for root in (base / "ws/True", base / "ws/False"):
+            for path in (root / ".codeagent/journal", root / ".git/hooks"):
+                path.mkdir(parents=True)
+            (root / ".codeagent/journal/x.json").write_text('{"real": true}')
+            (root / ".git/config").write_text("[core]\n")
+        before = _state(base / "ws/True")
+        for dirpath, _dirs, files in os.walk(base):
+            for name in [dirpath, *(os.path.join(dirpath, f) for f in files)]:
+                os.chown(name, NOBODY, NOBODY)
+        command = (f"echo x > /dev/shm/{tag} && echo SHM-WROTE; (echo TYPED > {os.ttyname(slave)}) 2>/dev/null "
+                   f"&& echo TTY-OPENED; python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); "
+                   f"s.connect('{sock_path}'); print('UNIX-CONNECTED')\" 2>/dev/null; "
+                   f"cat /proc/{host.pid}/cmdline; ls /proc/self/fd | tr '\\n' ' '; echo; " + _attack(Path(".")))
+        script = base / "run.py"
+        script.write_text(NOBODY_SCRIPT)
+        paths = [str(Path(agent.__file__).parent.parent), sysconfig.get_paths()["purelib"],
+                 sysconfig.get_paths()["platlib"]]
+        env = {"PYTHONPATH": os.pathsep.join(paths), "PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8"}
+        done = subprocess.run([system_python, "-B", str(script), str(base / "ws"), str(home), command], user=NOBODY,
+                              group=NOBODY, extra_groups=[], env=env, capture_output=True, text=True, timeout=120,
+                              cwd=base)
+        if done.returncode != 0 and ("ModuleNotFoundError" in done.stderr or "Permission denied" in done.stderr):
+            pytest.skip(f"the checkout is not readable by an unprivileged user: {done.stderr.strip()[-200:]}")
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        with_ns, plain = result["True"], result["False"]
+        assert plain["sandbox"] == MODE_PLAIN, plain
+        for got_run in (with_ns, plain):
+            assert got_run["error"] is None and "end" in got_run["output"], got_run
+            out = got_run["output"]
+            assert "TTY-OPENED" not in out and "UNIX-CONNECTED" not in out
+            assert "0 1 2 3 \n" in out  # nothing inherited beyond stdin/out/err (3: ls's own)
+        assert not Path(f"/dev/shm/{tag}").exists()
+        assert got == []
+        assert secret in plain["output"]  # plain Landlock: visible, as its mode says
+        if with_ns["sandbox"] == MODE_NAMESPACES:
+            assert "SHM-WROTE" in with_ns["output"] and secret not in with_ns["output"], with_ns
+            assert _state(base / "ws/True") == before, with_ns["output"]
+        else:  # a kernel without unprivileged user namespaces: the fallback, and it says so
+            assert with_ns["sandbox"] == MODE_PLAIN and "namespaces unavailable" in with_ns["notes"][0], with_ns
+        after = _state(base / "ws/False")
+        for name in (".codeagent.toml", ".git/config", ".git/hooks/pre-commit"):
+            assert after[name] == before[name], name
+    finally:
+        host.kill()
+        host.wait()
+        os.close(master)
+        os.close(slave)
+        Path(f"/dev/shm/{tag}").unlink(missing_ok=True)
+        shutil.rmtree(base, ignore_errors=True)
