@@ -1,8 +1,9 @@
 """Plain Landlock (no namespaces) cannot keep a command from changing `.codeagent.toml`,
 `.git/config` or `.git/hooks` inside the writable workspace: the launcher takes a snapshot of them
-before the command and, after it, puts back what changed (the bytes and mode of each file; a file
-that did not exist is removed). `.codeagent/` itself is not restored: the journal authenticates its
-entries instead.
+before the command and, after it, puts back what changed (the bytes and mode of each file, or where
+a link pointed; a file that did not exist is removed). `.codeagent/` itself is not restored: the
+journal authenticates its entries instead. With namespaces the same restore is the safety net for
+what a mount cannot hold: a protected path that is a symbolic link (a mount would follow it).
 
 Nothing here may import agent.config or pydantic: the launcher must start fast.
 """
@@ -22,20 +23,23 @@ GUARDED = (".codeagent.toml", ".git/config", ".git/hooks")
 
 @dataclass(frozen=True)
 class _Entry:
-    data: bytes
+    data: bytes  # a file's bytes, or where a symbolic link points
     mode: int
+    link: bool = False
 
 
 Snapshot = dict[str, "_Entry | None"]  # path → its bytes, or None when it did not exist
 
 
 def _read(path: str) -> _Entry | None:
-    """A regular file's bytes; None when missing. Links and oversized files are snapshotted as
-    missing-or-unknown: they are removed if they appear, never followed."""
+    """A regular file's bytes or a link's target (never followed); None when missing. ValueError
+    for anything else (a folder, a device, a file over MAX_FILE_BYTES)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
+    if stat.S_ISLNK(st.st_mode):
+        return _Entry(os.fsencode(os.readlink(path)), 0, link=True)
     if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
         raise ValueError(path)
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
@@ -72,6 +76,11 @@ def take(root: str) -> tuple[Snapshot, list[str]]:
     return snap, skipped
 
 
+def links_only(snap: Snapshot) -> Snapshot:
+    """The part of a snapshot a mount cannot protect: the symbolic links."""
+    return {path: entry for path, entry in snap.items() if entry is not None and entry.link}
+
+
 def _remove(path: str) -> None:
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path)
@@ -84,6 +93,11 @@ def _write(path: str, entry: _Entry) -> None:
         if os.path.islink(path) or os.path.isdir(path):
             _remove(path)
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    if entry.link:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        os.symlink(os.fsdecode(entry.data), path)
+        return
     tmp = f"{path}.codeagent-restore"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, entry.mode)
     with os.fdopen(fd, "wb") as fh:
@@ -114,7 +128,7 @@ def restore(snap: Snapshot) -> list[str]:
         try:
             now = _read(key)
         except (ValueError, OSError):
-            now = _Entry(b"", -1)  # a link, a folder or a huge file now: not what was there
+            now = _Entry(b"", -1)  # a folder or a huge file now: not what was there
         if now == before:
             continue
         try:

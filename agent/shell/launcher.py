@@ -149,7 +149,7 @@ def run(spec: dict[str, Any]) -> int:
     guarded: guard.Snapshot = {}
     notes: list[str] = []
     skipped: list[str] = []
-    if spec["mode"] == "landlock":  # taken now, used only if the namespaces fail (plain Landlock)
+    if spec["mode"] == "landlock":  # plain Landlock's undo; with namespaces only links can change
         guarded, skipped = guard.take(spec["root"])
     err_r, err_w = os.pipe()
     pid = -1
@@ -164,9 +164,9 @@ def run(spec: dict[str, Any]) -> int:
         os.close(err_w)
         said = _setup_messages(err_r)
         if said.get("sandbox") == confine.MODE_PLAIN:
-            notes += [f"{p} could not be saved (a link or too big): not restored after the call" for p in skipped]
-        else:
-            guarded = {}  # the namespace view kept them read-only
+            notes += [f"{p} could not be saved (a folder or too big): not restored after the call" for p in skipped]
+        else:  # the mounts hold the rest; restoring it could undo the user's own edits made meanwhile
+            guarded = guard.links_only(guarded)
         if "error" in said:
             os.waitpid(pid, 0)
             message = str(said["error"])

@@ -132,6 +132,9 @@ def _protect(root: str, protected: list[str], no_create: list[str], view: View) 
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
         view.placeholders.append(path)
         protected = [*protected, path]
+    # a link is not bound (the mount would follow it, and the link itself stays replaceable): the
+    # launcher's guard puts it back after the call
+    protected = [p for p in protected if not os.path.islink(p)]
     pinned: set[str] = set()
     for path in protected:
         parent = os.path.dirname(path)

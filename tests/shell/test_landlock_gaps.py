@@ -25,10 +25,12 @@ import pytest
 from shellkit import sandbox_env
 
 import agent
-from agent.config import ShellSettings
+from agent.config import Settings, ShellSettings
+from agent.registry import load_all_tools
 from agent.shell.confine import MODE_NAMESPACES, MODE_PLAIN
 from agent.shell.runner import CommandResult, run_command
 from agent.shell.sandbox import probe_landlock
+from agent.toolcontext import ToolContext
 from agent.workspace import Workspace
 
 Run = Callable[..., CommandResult]
@@ -60,13 +62,21 @@ def run(ws: Path, fake_home: Path, namespaces: bool) -> Run:
                           timeout=60, base_env=sandbox_env(fake_home), home=str(fake_home),
                           landlock_namespaces=namespaces, **kw)  # type: ignore[arg-type]
         assert res.setup_error is None, res.setup_error
-        assert res.sandbox == (MODE_NAMESPACES if namespaces else MODE_PLAIN), res.sandbox
+        if namespaces and res.sandbox == MODE_PLAIN:  # the kernel refused them: the result must say so
+            assert res.notes and res.notes[0].startswith("namespaces unavailable: the kernel refused"), res.notes
+        else:
+            assert res.sandbox == (MODE_NAMESPACES if namespaces else MODE_PLAIN), res.sandbox
         return res
 
     return go
 
 
-def test_dev_shm_is_private_or_absent(run: Run, namespaces: bool) -> None:
+def held(res: CommandResult) -> bool:
+    """Whether the namespace guarantees held for this call (else the plain mode's statement did)."""
+    return res.sandbox == MODE_NAMESPACES
+
+
+def test_dev_shm_is_private_or_absent(run: Run) -> None:
     tag = f"codeagent-test-{secrets.token_hex(4)}"
     host_file = Path("/dev/shm") / f"{tag}-host"
     host_file.write_text("HOST-SHM-SECRET")
@@ -74,7 +84,7 @@ def test_dev_shm_is_private_or_absent(run: Run, namespaces: bool) -> None:
         first = run(f"echo inside > /dev/shm/{tag} && echo WROTE; cat {host_file}; echo end")
         assert "end" in first.output and "HOST-SHM-SECRET" not in first.output
         assert not Path(f"/dev/shm/{tag}").exists()
-        assert ("WROTE" in first.output) == namespaces, first.output  # private with namespaces, else none
+        assert ("WROTE" in first.output) == held(first), first.output  # private with namespaces, else none
         second = run(f"cat /dev/shm/{tag} || echo GONE")
         assert "GONE" in second.output and "inside" not in second.output
     finally:
@@ -142,14 +152,14 @@ def test_unix_sockets_outside_cannot_be_reached(run: Run, unix_server: tuple[str
     assert got == []
 
 
-def test_host_command_lines_are_hidden(run: Run, namespaces: bool) -> None:
+def test_host_command_lines_are_hidden(run: Run) -> None:
     secret = f"HOST-CMDLINE-SECRET-{secrets.token_hex(4)}"
     host = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", secret])
     try:
         res = run(f"ps auxww; cat /proc/{host.pid}/cmdline; for f in /proc/[0-9]*/cmdline; do cat $f; echo; done; "
                   "echo end")
         assert "end" in res.output
-        if namespaces:
+        if held(res):
             assert secret not in res.output, res.output
         else:  # plain Landlock cannot hide them: the result says so, and it is true
             assert "host processes visible in /proc" in res.sandbox
@@ -184,14 +194,14 @@ def _state(root: Path) -> dict[str, bytes | None]:
             for n in names}
 
 
-def test_codeagent_state_and_git_config_stay_unchanged(run: Run, ws: Path, namespaces: bool) -> None:
+def test_codeagent_state_and_git_config_stay_unchanged(run: Run, ws: Path) -> None:
     before = _state(ws)
     res = run(_attack(ws))
     assert "end" in res.output
     after = _state(ws)
     for name in (".codeagent.toml", ".git/config", ".git/hooks/pre-commit", ".git/hooks/pre-commit.sample"):
         assert after[name] == before[name], (name, res.output)
-    if namespaces:
+    if held(res):
         assert after == before, res.output
         assert "Read-only file system" in res.output
         assert "restored" not in " ".join(res.notes)
@@ -213,7 +223,8 @@ NOBODY_SCRIPT = r"""
 import json, sys
 from pathlib import Path
 import agent
-from agent.config import ShellSettings
+from agent.config import Settings, ShellSettings
+from agent.registry import load_all_tools
 from agent.shell.runner import run_command
 from agent.workspace import Workspace
 
@@ -305,3 +316,24 @@ def test_the_gaps_stay_closed_for_an_unprivileged_agent(tmp_path: Path, unix_ser
         os.close(slave)
         Path(f"/dev/shm/{tag}").unlink(missing_ok=True)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_protected_path_that_is_a_link_is_put_back(run: Run, ws: Path) -> None:
+    (ws / "real.toml").write_text("[shell]\n")
+    (ws / ".codeagent.toml").symlink_to("real.toml")
+    res = run("rm -f .codeagent.toml; echo 'sandbox = \"off\"' > .codeagent.toml; echo end")
+    assert "end" in res.output
+    assert os.readlink(ws / ".codeagent.toml") == "real.toml" and (ws / "real.toml").read_text() == "[shell]\n"
+    assert any("restored after the call" in n for n in res.notes), res.notes
+
+
+def test_the_tool_result_names_the_mode(ws: Path) -> None:
+    if probe_landlock() is not None:
+        pytest.skip(str(probe_landlock()))
+    ctx = ToolContext.create(ws, settings=Settings(shell=ShellSettings(sandbox="landlock")))
+    try:
+        res = load_all_tools().call(ctx, "run_shell_command", {"command": "echo x > .codeagent.toml; echo end"})
+    finally:
+        ctx.close()
+    assert res.data["sandbox"] in (MODE_NAMESPACES, MODE_PLAIN), res.data
+    assert "end" in res.output and not (ws / ".codeagent.toml").exists()
