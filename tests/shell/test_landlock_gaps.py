@@ -156,8 +156,8 @@ def test_host_command_lines_are_hidden(run: Run) -> None:
     secret = f"HOST-CMDLINE-SECRET-{secrets.token_hex(4)}"
     host = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", secret])
     try:
-        res = run(f"ps auxww; cat /proc/{host.pid}/cmdline; for f in /proc/[0-9]*/cmdline; do cat $f; echo; done; "
-                  "echo end")
+        res = run(f"ps auxww | grep -F HOST-CMDLINE; cat /proc/{host.pid}/cmdline; echo; for f in /proc/[0-9]*/cmdline; "
+                  "do tr '\\0' ' ' < $f; echo; done | grep -F HOST-CMDLINE; echo end")
         assert "end" in res.output
         if held(res):
             assert secret not in res.output, res.output
