@@ -149,7 +149,7 @@ def run(spec: dict[str, Any]) -> int:
     guarded: guard.Snapshot = {}
     notes: list[str] = []
     skipped: list[str] = []
-    if spec["mode"] == "landlock":  # plain Landlock's undo; with namespaces only links can change
+    if spec["mode"] == "landlock" and spec.get("root"):  # plain Landlock's undo; with namespaces only links can change
         guarded, skipped = guard.take(spec["root"])
     err_r, err_w = os.pipe()
     pid = -1
