@@ -125,11 +125,11 @@ def _protect(root: str, protected: list[str], no_create: list[str], view: View) 
         if os.path.lexists(path):  # created between the plan and now: protect what is there
             protected = [*protected, path]
             continue
-        # an empty placeholder, read-only: a mount point cannot be written, replaced or removed
-        if os.path.basename(path) == ".codeagent":
-            os.mkdir(path, 0o755)
-        else:
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+        # An empty folder under a read-only mount holds the name: a mount point cannot be
+        # replaced or removed, nothing can be written into it, and git lists no empty folder
+        # (so `git add -A` inside neither fails nor commits a placeholder). Host processes that
+        # read the project file during the call find a folder: a clear error, never other settings.
+        os.mkdir(path, 0o755)
         view.placeholders.append(path)
         protected = [*protected, path]
     # a link is not bound (the mount would follow it, and the link itself stays replaceable): the
