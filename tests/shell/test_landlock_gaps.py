@@ -340,3 +340,12 @@ def test_the_tool_result_names_the_mode(ws: Path) -> None:
         ctx.close()
     assert res.data["sandbox"] in (MODE_NAMESPACES, MODE_PLAIN), res.data
     assert "end" in res.output and not (ws / ".codeagent.toml").exists()
+
+
+def test_git_inside_never_sees_a_placeholder(run: Run, ws: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    shutil.rmtree(ws / ".git")
+    res = run("git init -q . && git add -A && git status --porcelain; echo end")
+    assert "end" in res.output and ".codeagent.toml" not in res.output, res.output
+    assert not (ws / ".codeagent.toml").exists()
