@@ -41,7 +41,7 @@ def tell(fd: int, **obj: Any) -> None:
 
 
 def failure_text(exc: BaseException, argv0: str) -> str:
-    if isinstance(exc, FileNotFoundError) and exc.filename in (None, argv0):
+    if isinstance(exc, FileNotFoundError):
         return f"command not found: {argv0}"
     return f"{type(exc).__name__}: {exc}"
 

@@ -168,7 +168,8 @@ def run(spec: dict[str, Any]) -> int:
         else:  # the mounts hold the rest; restoring it could undo the user's own edits made meanwhile
             guarded = guard.links_only(guarded)
         if "error" in said:
-            os.waitpid(pid, 0)
+            os.waitpid(pid, 0)  # it waited for pid 1 of the namespace: nothing of the call is left
+            namespaces.remove_placeholders(list(said.get("placeholders", [])))
             message = str(said["error"])
             _status(status_fd, **{"setup-error": message})
             sys.stderr.write(f"codeagent sandbox: {message}\n")

@@ -34,6 +34,7 @@ from ..config import ShellSettings
 from ..workspace import Workspace
 from .environment import command_env
 from .errors import SandboxUnavailable
+from .namespaces import remove_placeholders
 from .sandbox import Backend, bwrap_argv, choose_backend, landlock_grants, plan_sandbox
 
 LOG_DIR = "shell"
@@ -204,6 +205,8 @@ def run_command(
                                     on_output=on_output)
         result = _spawn_and_collect([sys.executable, "-s", "-m", "agent.shell.launcher", spec_path], status_r,
                                     status_w, collector, timeout=timeout, backend=backend)
+        if backend == "landlock":  # a launcher killed outright could not remove its placeholders
+            remove_placeholders(spec.get("no_create", []))
     finally:
         if log is not None:
             log.close()

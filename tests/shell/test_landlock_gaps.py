@@ -57,10 +57,10 @@ def ws(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def run(ws: Path, fake_home: Path, namespaces: bool) -> Run:
-    def go(command: str, **kw: object) -> CommandResult:
+    def go(command: str, *, timeout: float = 60) -> CommandResult:
         res = run_command(ShellSettings(sandbox="landlock"), Workspace(ws), ["bash", "-c", command], cwd=ws,
-                          timeout=60, base_env=sandbox_env(fake_home), home=str(fake_home),
-                          landlock_namespaces=namespaces, **kw)  # type: ignore[arg-type]
+                          timeout=timeout, base_env=sandbox_env(fake_home), home=str(fake_home),
+                          landlock_namespaces=namespaces)
         assert res.setup_error is None, res.setup_error
         if namespaces and res.sandbox == MODE_PLAIN:  # the kernel refused them: the result must say so
             assert res.notes and res.notes[0].startswith("namespaces unavailable: the kernel refused"), res.notes
@@ -348,4 +348,17 @@ def test_git_inside_never_sees_a_placeholder(run: Run, ws: Path) -> None:
     shutil.rmtree(ws / ".git")
     res = run("git init -q . && git add -A && git status --porcelain; echo end")
     assert "end" in res.output and ".codeagent.toml" not in res.output, res.output
+    assert not (ws / ".codeagent.toml").exists()
+
+
+def test_no_placeholder_is_left_when_the_command_cannot_start(ws: Path, fake_home: Path, namespaces: bool) -> None:
+    res = run_command(ShellSettings(sandbox="landlock"), Workspace(ws), ["no-such-command-here"], cwd=ws, timeout=60,
+                      base_env=sandbox_env(fake_home), home=str(fake_home), landlock_namespaces=namespaces)
+    assert res.setup_error is not None and "command not found" in res.setup_error
+    assert not (ws / ".codeagent.toml").exists()
+
+
+def test_no_placeholder_is_left_after_a_timeout(run: Run, ws: Path) -> None:
+    res = run("trap '' TERM; sleep 30", timeout=1.0)
+    assert res.timed_out
     assert not (ws / ".codeagent.toml").exists()
