@@ -151,6 +151,7 @@ def test_unix_sockets_outside_cannot_be_reached(run: Run, unix_server: tuple[str
               "a, b = socket.socketpair(); a.sendall(b'pair'); print('SOCKETPAIR', b.recv(4).decode())\n")
     res = run(f"python3 -c \"{script}\"; (exec 3<>{path}) 2>/dev/null && echo BASH-OPENED; echo end")
     assert "CONNECTED" not in res.output and res.output.count("REFUSED") == 3, res.output
+    assert "BASH-OPENED" not in res.output and "end" in res.output
     assert "SOCKETPAIR pair" in res.output  # what shells, Python and Node use between their processes
     assert got == []
 
