@@ -363,3 +363,38 @@ def test_no_placeholder_is_left_after_a_timeout(run: Run, ws: Path) -> None:
     res = run("trap '' TERM; sleep 30", timeout=1.0)
     assert res.timed_out
     assert not (ws / ".codeagent.toml").exists()
+
+
+REFUSED_SCRIPT = r"""
+import json, sys
+from pathlib import Path
+from agent.config import ShellSettings
+from agent.shell.runner import run_command
+from agent.workspace import Workspace
+
+root = Path(sys.argv[1])
+res = run_command(ShellSettings(sandbox="landlock"), Workspace(root), ["bash", "-c", sys.argv[2]], cwd=root,
+                  timeout=60, base_env={"PATH": "/usr/bin:/bin", "HOME": str(root)}, home=str(root))
+print(json.dumps({"output": res.output, "sandbox": res.sandbox, "notes": res.notes, "error": res.setup_error}))
+"""
+
+
+def test_a_kernel_refusing_namespaces_gets_plain_landlock_and_says_so(ws: Path, tmp_path: Path) -> None:
+    """A real refusal: the agent runs in a user namespace whose mount-namespace quota is 0."""
+    if probe_landlock() is not None:
+        pytest.skip(str(probe_landlock()))
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "--user", "--map-root-user", "true"],
+                                                         capture_output=True).returncode != 0:
+        pytest.skip("needs unshare and user namespaces to set up a kernel that refuses mount namespaces")
+    script = tmp_path / "refused.py"
+    script.write_text(REFUSED_SCRIPT)
+    inner = f"echo 0 > /proc/sys/user/max_mnt_namespaces && exec {sys.executable} {script} \"$0\" \"$1\""
+    done = subprocess.run(["unshare", "--user", "--map-root-user", "sh", "-c", inner, str(ws),
+                           "echo 'x = 1' > .codeagent.toml; echo end"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["error"] is None and "end" in got["output"], got
+    assert got["sandbox"] == MODE_PLAIN
+    assert got["notes"][0].startswith("namespaces unavailable: the kernel refused mount/pid/IPC namespaces"), got
+    assert any("restored after the call" in n for n in got["notes"]), got
+    assert not (ws / ".codeagent.toml").exists()
