@@ -64,7 +64,7 @@ def run(spec: dict[str, Any], err_w: int) -> NoReturn:
     if not problem:
         _waiter(spec, err_w)
     try:
-        notes = restrict(spec, private_shm=False)
+        notes = restrict(spec, private_shm=False, drop_caps=bool(spec.get("drop_root")))
         tell(err_w, sandbox=MODE_PLAIN, notes=[f"namespaces unavailable: {problem}", *notes])
     except BaseException as exc:
         _fail(err_w, exc, spec)
@@ -101,7 +101,8 @@ def _pid_one(spec: dict[str, Any], err_w: int) -> NoReturn:
         landlock.prctl(PR_SET_DUMPABLE, 0)  # the command may not ptrace it nor open its /proc/1/fd
         view = namespaces.build_view(root=spec["root"], protected=spec.get("protected", []),
                                      no_create=spec.get("no_create", []), shm_size=spec.get("shm_size", _SHM_DEFAULT))
-        notes = restrict(spec, private_shm=view.private_shm)
+        # in a user namespace pid 1 holds every capability of it: dropped for root and non-root alike
+        notes = restrict(spec, private_shm=view.private_shm, drop_caps=True)
         mode = MODE_NAMESPACES + (f" ({'; '.join(view.problems)})" if view.problems else "")
         tell(err_w, sandbox=mode, placeholders=view.placeholders, notes=notes)
         r, w = os.pipe()
@@ -132,11 +133,11 @@ def _pid_one(spec: dict[str, Any], err_w: int) -> NoReturn:
             os._exit(exit_code(status))
 
 
-def restrict(spec: dict[str, Any], *, private_shm: bool) -> list[str]:
+def restrict(spec: dict[str, Any], *, private_shm: bool, drop_caps: bool) -> list[str]:
     """Capabilities, seccomp, Landlock: in this order, each needs the powers the next removes.
     Returns what could not be applied, for the call's notes."""
     notes = []
-    if spec.get("drop_root"):
+    if drop_caps:
         landlock.drop_root_powers()
     if not landlock.block_sockets(network=spec["network"]):
         notes.append("libseccomp is missing: unix-socket and UDP connections are not refused")

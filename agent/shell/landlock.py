@@ -170,7 +170,8 @@ class _CapData(ctypes.Structure):
 
 
 def drop_root_powers() -> None:
-    """For uid 0: drop every capability for good (bounding set, ambient, effective, permitted)."""
+    """For uid 0, or in a new user namespace: drop every capability for good (bounding set, ambient,
+    effective, permitted)."""
     try:
         with open("/proc/sys/kernel/cap_last_cap") as fh:
             last = int(fh.read().strip())
