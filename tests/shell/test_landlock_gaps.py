@@ -282,7 +282,7 @@ def test_the_gaps_stay_closed_for_an_unprivileged_agent(tmp_path: Path, unix_ser
         command = (f"echo x > /dev/shm/{tag} && echo SHM-WROTE; (echo TYPED > {os.ttyname(slave)}) 2>/dev/null "
                    f"&& echo TTY-OPENED; python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); "
                    f"s.connect('{sock_path}'); print('UNIX-CONNECTED')\" 2>/dev/null; "
-                   f"cat /proc/{host.pid}/cmdline; ls /proc/self/fd | tr '\\n' ' '; echo; " + _attack(Path(".")))
+                   f"grep CapBnd /proc/self/status; cat /proc/{host.pid}/cmdline; ls /proc/self/fd | tr '\\n' ' '; echo; " + _attack(Path(".")))
         script = base / "run.py"
         script.write_text(NOBODY_SCRIPT)
         paths = [str(Path(agent.__file__).parent.parent), sysconfig.get_paths()["purelib"],
@@ -307,6 +307,7 @@ def test_the_gaps_stay_closed_for_an_unprivileged_agent(tmp_path: Path, unix_ser
         assert secret in plain["output"]  # plain Landlock: visible, as its mode says
         if with_ns["sandbox"] == MODE_NAMESPACES:
             assert "SHM-WROTE" in with_ns["output"] and secret not in with_ns["output"], with_ns
+            assert "CapBnd:\t0000000000000000" in with_ns["output"]  # the user namespace's powers dropped
             assert _state(base / "ws/True") == before, with_ns["output"]
         else:  # a kernel without unprivileged user namespaces: the fallback, and it says so
             assert with_ns["sandbox"] == MODE_PLAIN and "namespaces unavailable" in with_ns["notes"][0], with_ns
