@@ -34,6 +34,7 @@ from ..config import ShellSettings
 from ..workspace import Workspace
 from .environment import command_env
 from .errors import SandboxUnavailable
+from .namespaces import remove_placeholders
 from .sandbox import Backend, bwrap_argv, choose_backend, landlock_grants, plan_sandbox
 
 LOG_DIR = "shell"
@@ -58,6 +59,7 @@ class CommandResult:
     cut_lines: int = 0
     log_path: str | None = None  # workspace-relative path of the full output, when cut
     backend: str = ""
+    sandbox: str = ""  # the exact mode and the guarantees that held (Landlock: with or without namespaces)
     setup_error: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -159,10 +161,12 @@ def run_command(
     settings: ShellSettings, workspace: Workspace, argv: list[str], *, cwd: Path, timeout: float,
     on_output: Callable[[str], None] | None = None, network: bool = False, base_env: Mapping[str, str] | None = None,
     extra_env_allow: Iterable[str] = (), extra_writable: Iterable[str] = (), home: str | None = None,
-    max_chars: int | None = None,
+    max_chars: int | None = None, landlock_namespaces: bool = True,
 ) -> CommandResult:
     """Run `argv` in the sandbox the settings choose; never raises for the command's own failures.
-    `max_chars` lowers the output bound below `settings.max_output_chars` (room for a caller's text)."""
+    `max_chars` lowers the output bound below `settings.max_output_chars` (room for a caller's text).
+    `landlock_namespaces=False` runs the Landlock backend without namespaces (what a kernel without
+    them gets; the tests' seam)."""
     backend: Backend = choose_backend(settings)
     base_env = os.environ if base_env is None else base_env
     real_home = home or base_env.get("HOME") or os.path.expanduser("~")
@@ -191,6 +195,8 @@ def run_command(
                 spec["argv"] = bwrap_argv(plan, argv, bwrap=shutil.which("bwrap") or "bwrap", status_fd=status_w)
             else:
                 spec["grants"] = landlock_grants(plan, [private_tmp, private_home])
+                spec.update(root=plan.root, protected=plan.protected, no_create=plan.no_create,
+                            namespaces=landlock_namespaces, shm_size=plan.tmp_size_mb << 20)
         spec_path = os.path.join(call_dir, "spec.json")
         with open(spec_path, "w", encoding="utf-8") as fh:
             json.dump(spec, fh)
@@ -199,6 +205,8 @@ def run_command(
                                     on_output=on_output)
         result = _spawn_and_collect([sys.executable, "-s", "-m", "agent.shell.launcher", spec_path], status_r,
                                     status_w, collector, timeout=timeout, backend=backend)
+        if backend == "landlock":  # a launcher killed outright could not remove its placeholders
+            remove_placeholders(spec.get("no_create", []))
     finally:
         if log is not None:
             log.close()
@@ -282,9 +290,11 @@ def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
         setup_error = head.strip() or f"bubblewrap exited with code {proc.returncode}"
     if timed_out:
         exit_code = None
+    notes = [str(n) for n in status.get("notes", [])] if isinstance(status.get("notes"), list) else []
     return CommandResult(exit_code=exit_code, head=head, tail=tail, duration=duration, timed_out=timed_out,
                          truncated=cut_bytes > 0 or bool(tail), total_bytes=collector.total, cut_bytes=cut_bytes, cut_lines=cut_lines,
-                         backend=backend, setup_error=setup_error)
+                         backend=backend, sandbox=str(status.get("sandbox") or backend), setup_error=setup_error,
+                         notes=notes)
 
 
 def _stop(proc: subprocess.Popen[bytes], backend: Backend, *, hard: bool) -> None:
