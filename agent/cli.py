@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .commands.jsonargs import parse_json_args
 from .commands.light import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
 from .errors import CodeagentError, ToolUsageError
 
@@ -53,11 +53,7 @@ def cmd_tool(args: argparse.Namespace) -> int:
     from .registry import load_all_tools
 
     registry = load_all_tools()
-    text = _read_args(args.args)
-    try:
-        raw = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--args is not valid JSON: {exc.msg} at char {exc.pos}") from exc
+    raw = parse_json_args(_read_args(args.args))
     try:
         tool, params = registry.validate(args.name, raw)
     except ToolUsageError as exc:
