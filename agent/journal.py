@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -29,8 +28,10 @@ from typing import Any
 from .atomic import fsync_dir
 from .errors import JournalError, UnauthenticatedEntryError
 from .journal_auth import JournalKey
+from .journal_io import CLOEXEC, NOFOLLOW, acquire, open_for_append, read_regular
 
 _ID = re.compile(r"[0-9]{20}-[0-9a-f]{6}")
+_TMP = re.compile(r"[0-9]{20}-[0-9a-f]{6}\.[0-9a-f]{8}\.tmp")
 MAX_ENTRIES = 500  # oldest entries beyond this are pruned
 MAX_TOTAL_BYTES = 512 * 1024 * 1024  # and beyond this much on disk
 LOCK_TIMEOUT = 60.0  # seconds to wait for another codeagent process's write to finish
@@ -152,7 +153,7 @@ class Journal:
         with self._thread_lock:
             if self._depth == 0:
                 self._ensure()
-                self._lock_fd = _acquire(self.folder / ".lock", timeout)
+                self._lock_fd = acquire(self.folder / ".lock", timeout)
             self._depth += 1
             try:
                 yield
@@ -177,9 +178,7 @@ class Journal:
         """Record the intent of an operation before its first file: the progress file (so that a
         crash from here on is recognised), then the signed entry, both durable."""
         with self.locked():
-            progress = self._progress_path(entry.id)
-            fd = os.open(progress, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_CLOEXEC", 0),
-                         0o600)
+            fd = open_for_append(self._progress_path(entry.id), exclusive=True)
             try:
                 os.write(fd, f"{_PROGRESS_MAGIC} {entry.id}\n".encode("ascii"))
                 os.fsync(fd)
@@ -191,8 +190,7 @@ class Journal:
         """Append one line to an entry's progress file and make it durable: `w` a file renamed into
         place, `r` a file restored by a rollback, `u` an undo begun."""
         line = what if path is None else f"{what} {json.dumps(path)}"
-        fd = os.open(self._progress_path(entry_id), os.O_WRONLY | os.O_CREAT | os.O_APPEND
-                     | getattr(os, "O_CLOEXEC", 0), 0o600)
+        fd = open_for_append(self._progress_path(entry_id), exclusive=False)
         try:
             os.write(fd, (line + "\n").encode("utf-8"))
             os.fdatasync(fd)  # the size change is data for fdatasync: the line reads back after a crash
@@ -208,21 +206,28 @@ class Journal:
         """Write (or replace) an entry, signed, atomically and durably; then prune old ones."""
         with self.locked():
             path = self._path(entry.id)
-            tmp = path.with_suffix(".tmp")
+            tmp = self.folder / f"{entry.id}.{secrets.token_hex(4)}.tmp"
             body = json.dumps(entry.to_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
             mac = self.key.sign(self.root, entry.id, body)
-            with open(tmp, "wb") as fh:
-                fh.write(_HEAD + mac.encode("ascii") + _MIDDLE + body + b"}")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
+            # O_EXCL | ONOFOLLOW: a name planted in the journal folder is never written through
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC, 0o600)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(_HEAD + mac.encode("ascii") + _MIDDLE + body + b"}")
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+                raise
             fsync_dir(self.folder)
             self._prune()
 
     def drop(self, entry_id: str) -> None:
         """Remove an entry, then its progress file (a crash between leaves a progress file without
         an entry, which recovery removes)."""
-        for path in (self._path(entry_id), self._progress_path(entry_id), self._path(entry_id).with_suffix(".tmp")):
+        for path in (self._path(entry_id), self._progress_path(entry_id)):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
 
@@ -233,15 +238,16 @@ class Journal:
     def ids(self) -> list[str]:
         if not self.folder.is_dir():
             return []
-        return sorted(p.stem for p in self.folder.glob("*.json") if _ID.fullmatch(p.stem))
+        # a symlink planted there is no entry of ours: not listed, never followed
+        return sorted(p.stem for p in self.folder.glob("*.json") if _ID.fullmatch(p.stem) and not p.is_symlink())
 
     def get(self, entry_id: str) -> JournalEntry:
         """The entry, verified; UnauthenticatedEntryError if its MAC is missing or wrong."""
         path = self._path(entry_id)
-        if not _ID.fullmatch(entry_id) or not path.is_file():
+        if not _ID.fullmatch(entry_id) or not os.path.lexists(path):
             raise JournalError(f"no journal entry {entry_id!r}")
         try:
-            raw = path.read_bytes()
+            raw = read_regular(path, MAX_TOTAL_BYTES)
         except OSError as exc:
             raise JournalError(f"journal entry {entry_id!r} is unreadable: {exc.strerror or exc}") from exc
         problem = self._verify(entry_id, raw)
@@ -300,9 +306,12 @@ class Journal:
     def progress(self, entry_id: str) -> Progress | None:
         """What an entry's progress file says (None: there is none, the operation was complete)."""
         try:
-            lines = self._progress_path(entry_id).read_text(encoding="utf-8", errors="replace").splitlines()
+            raw = read_regular(self._progress_path(entry_id), MAX_TOTAL_BYTES)
         except FileNotFoundError:
             return None
+        except OSError:  # not a regular file (planted): says nothing we could act on
+            return Progress([], set(), False)
+        lines = raw.decode("utf-8", "replace").splitlines()
         written: list[str] = []
         restored: set[str] = set()
         undoing = False
@@ -327,7 +336,8 @@ class Journal:
         return sorted(p.stem for p in self.folder.glob("*.progress") if _ID.fullmatch(p.stem))
 
     def leftover_temps(self) -> list[Path]:
-        return [p for p in self.folder.glob("*.tmp") if _ID.fullmatch(p.stem)] if self.folder.is_dir() else []
+        """Temp files of entries being written when a crash came."""
+        return [p for p in self.folder.glob("*.tmp") if _TMP.fullmatch(p.name)] if self.folder.is_dir() else []
 
     # ----------------------------------------------------------------- internals
     def _path(self, entry_id: str) -> Path:
@@ -338,7 +348,7 @@ class Journal:
 
     def _prune(self) -> None:
         ids = self.ids()
-        sizes = {i: self._path(i).stat().st_size for i in ids}
+        sizes = {i: os.lstat(self._path(i)).st_size for i in ids}
         total = sum(sizes.values())
         for i, old in enumerate(ids[:-1]):  # the newest entry always stays
             if len(ids) - i <= MAX_ENTRIES and total <= MAX_TOTAL_BYTES:
@@ -347,31 +357,11 @@ class Journal:
             self.drop(old)
 
 
-def _acquire(path: Path, timeout: float) -> int:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                os.close(fd)
-                raise JournalError(f"another process holds the edit journal's lock {path} (waited {timeout:g} s); "
-                                   "is another codeagent writing this workspace?") from None
-            time.sleep(0.05)
-        except OSError:
-            os.close(fd)
-            raise
-
-
 def _peek_run_id(path: Path) -> str | None:
     """The run id an unauthenticated file claims, to decide whether it concerns `undo --run X`.
     Parsed defensively (size-capped, any error is None); never used to write anything."""
     try:
-        if path.stat().st_size > _MAX_PEEK_BYTES:
-            return None
-        raw = json.loads(path.read_bytes())
+        raw = json.loads(read_regular(path, _MAX_PEEK_BYTES))
         if isinstance(raw, dict) and isinstance(raw.get("entry"), dict):
             raw = raw["entry"]
         run = raw.get("run_id") if isinstance(raw, dict) else None

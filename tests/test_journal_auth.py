@@ -185,3 +185,27 @@ def test_list_says_unauthenticated_and_how_to_restore_by_hand(ws_root: Path, cli
     lines = r.stdout.strip().splitlines()
     assert "[run run-1] edit: 1 file(s)" in lines[0]
     assert "UNAUTHENTICATED" in lines[1] and "restore by hand" in lines[1] and "delete it" in lines[1]
+
+
+def test_files_planted_in_the_journal_folder_are_never_followed(
+        ws_root: Path, tmp_path: Path, cli: Callable[..., Cli]) -> None:
+    """A symlink planted as a genuine entry's progress file is not appended through; a FIFO
+    planted as an entry does not hang undo; both say what they are."""
+    folder = ws_root / ".codeagent" / "journal"
+    genuine = next(folder.glob("*.json"))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (folder / f"{genuine.stem}.progress").symlink_to(victim)
+    fifo = folder / "99999999999999999999-abcdef.json"
+    os.mkfifo(fifo)
+    listed = cli("undo", "--list", "--json", "--root", str(ws_root), timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert [e["status"] for e in listed.json["entries"]] == ["ok", "unauthenticated"]
+    assert "not a regular file" in listed.json["entries"][1]["problem"]
+    r = cli("undo", "--root", str(ws_root), timeout=60)  # the newest "entry" is the FIFO: refused
+    assert r.returncode == 1 and "not a regular file" in r.stderr, r.stderr
+    fifo.unlink()
+    r = cli("undo", "--root", str(ws_root), timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert (ws_root / "a.txt").read_text() == "a\n"
+    assert victim.read_text() == "precious\n"
