@@ -184,7 +184,11 @@ class Journal:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            self.record(entry)
+            try:
+                self.record(entry)
+            except BaseException:  # no key, a full disk: the operation never started
+                self.drop(entry.id)
+                raise
 
     def mark(self, entry_id: str, what: str, path: str | None = None) -> None:
         """Append one line to an entry's progress file and make it durable: `w` a file renamed into
@@ -293,15 +297,13 @@ class Journal:
         return [s.entry for s in self.listing() if s.entry is not None]
 
     def for_run(self, run_id: str) -> list[JournalEntry]:
-        """A run's entries, newest first (the order to undo them in). Refused when an unauthenticated
-        file claims the run, or cannot be read well enough to say which run it claims."""
-        out: list[JournalEntry] = []
-        for s in reversed(self.listing()):
-            if s.entry is None and s.claimed_run_id in (run_id, None):
-                raise UnauthenticatedEntryError(s.problem or f"journal entry {s.id} is unreadable")
-            if s.entry is not None and s.entry.run_id == run_id:
-                out.append(s.entry)
-        return out
+        """A run's authenticated entries, newest first (the order to undo them in)."""
+        return [s.entry for s in reversed(self.listing()) if s.entry is not None and s.entry.run_id == run_id]
+
+    def unauthenticated_for(self, run_id: str) -> list[EntryStatus]:
+        """Files that claim to be entries of this run (or cannot be read well enough to say which
+        run they claim) and do not verify: `undo --run` refuses while any is there."""
+        return [s for s in self.listing() if s.entry is None and s.claimed_run_id in (run_id, None)]
 
     def progress(self, entry_id: str) -> Progress | None:
         """What an entry's progress file says (None: there is none, the operation was complete)."""

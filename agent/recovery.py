@@ -48,7 +48,8 @@ def recover(journal: Journal, resolve: Resolve) -> list[str]:
         remove_temp_files(targets.values())
         if progress.undoing:  # an undo was cut short: the next undo finishes it (restored files are skipped)
             journal.finish(entry_id)
-            notes.append(f"an undo of {entry_id} ({entry.operation}) was interrupted; undo it again to finish")
+            notes.append(f"an undo of {entry_id} ({entry.operation}) was interrupted; undoing it again skips "
+                         "the files it had already restored")
             continue
         kept = _written(entry, progress, targets)
         remove_empty(dirs)

@@ -24,6 +24,7 @@ from .errors import (
     OutsideWorkspaceError,
     ProtectedPathError,
     StaleFileError,
+    UnauthenticatedEntryError,
     WorkspaceError,
 )
 from .journal import Journal, JournalEntry, JournalFile
@@ -287,6 +288,10 @@ class Workspace:
             return []
         with self.journal.locked():
             self.recover()
+            refused = self.journal.unauthenticated_for(run_id)
+            if refused:  # a forged entry claiming this run: refuse the whole undo, and say which
+                last = refused[-1]
+                raise UnauthenticatedEntryError(last.problem or f"journal entry {last.id} is unreadable")
             entries = self.journal.for_run(run_id)
             if entries:
                 self.undo_many(entries, force=force)

@@ -176,6 +176,7 @@ def test_a_key_inside_the_workspace_or_readable_by_others_is_refused(
     with pytest.raises(JournalError, match="chmod 600"):
         Workspace(root).apply([FileEdit("a.txt", "a\n", check_old=False)], operation="t")
     assert {k: v for k, v in snapshot(root).items() if not k.startswith(".codeagent")} == before
+    assert not list((root / ".codeagent" / "journal").glob("*.progress"))  # the refused operation left nothing
 
 
 def test_list_says_unauthenticated_and_how_to_restore_by_hand(ws_root: Path, cli: Callable[..., Cli]) -> None:
