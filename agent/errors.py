@@ -13,6 +13,7 @@ The tree (tools catch these at one boundary, the registry, and turn them into To
     │   ├── EncodingError              new text cannot be encoded in the file's encoding
     │   ├── StaleFileError             the file changed since it was read
     │   └── JournalError               nothing to undo, or undo impossible
+    │       └── UnauthenticatedEntryError  a journal entry without a valid MAC (never replayed)
     ├── ToolUsageError                 unknown tool, bad arguments (CLI exit 2)
     ├── ToolFailure                    a tool's own, expected failure with a message for the model
     └── LLMError                       the model endpoint failed (agent/llm.py translates openai's errors)
@@ -67,6 +68,10 @@ class StaleFileError(WorkspaceError):
 
 class JournalError(WorkspaceError):
     """Undo is impossible (nothing recorded, or files changed since)."""
+
+
+class UnauthenticatedEntryError(JournalError):
+    """A journal entry whose MAC is missing or wrong: forged, or from before signed journals."""
 
 
 class ToolUsageError(CodeagentError):
