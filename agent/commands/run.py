@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.prompt import Confirm
 
 from ..checkpoint import CheckpointError, git_checkpoint, restore_hint
-from ..cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, make_context, print_json
+from ..cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, make_context, print_json, show_config_warnings
 from ..config import ConfigError, LLMSettings, Settings, load_settings
 from ..context import Context, make_counter
 from ..errors import CodeagentError
@@ -128,6 +128,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         settings = load_settings(args.root, overrides=_overrides(args))
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
+    show_config_warnings(settings)
     problem = endpoint_problem(settings.llm)
     if problem:
         print(f"codeagent: {problem}", file=sys.stderr)
@@ -192,7 +193,7 @@ def run_agent(ctx: ToolContext, settings: Settings, task: str, *, toolset: str =
     llm = settings.llm.model_dump(exclude={"api_key"})
     traj.event("run_start", task=task, toolset=toolset, root=str(ws.root), tools=[t.name for t in tools],
                llm=llm, limits=a.model_dump(), protocol=model.protocol, checkpoint=checkpoint,
-               token_counter="tiktoken" if context.counter.exact else "estimate")
+               token_counter="tiktoken" if context.counter.exact else "estimate", config_warnings=settings.warnings)
     running.append(agent)
     try:
         outcome = agent.run()
