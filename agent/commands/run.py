@@ -80,7 +80,7 @@ class RichDisplay:
 def describe_missing_endpoint() -> str:
     """What `codeagent run` prints when no endpoint is configured."""
     return """no model endpoint is configured. codeagent talks to any OpenAI-compatible server; set one with
-environment variables (or `[llm]` in .codeagent.toml / ~/.config/codeagent/config.toml):
+environment variables (or `[llm]` in ~/.config/codeagent/config.toml):
 
   OpenAI      export OPENAI_API_KEY=sk-...                         (model defaults to gpt-4o-mini)
   DeepSeek    export LLM_BASE_URL=https://api.deepseek.com/v1 LLM_API_KEY=sk-... LLM_MODEL=deepseek-chat
@@ -91,7 +91,8 @@ environment variables (or `[llm]` in .codeagent.toml / ~/.config/codeagent/confi
   Ollama      ollama serve; ollama pull qwen2.5-coder
               export LLM_BASE_URL=http://localhost:11434/v1 LLM_MODEL=qwen2.5-coder
 
-or in .codeagent.toml:
+or in ~/.config/codeagent/config.toml (the endpoint and key are yours to set; a project's
+.codeagent.toml may choose the model and protocol, not where your key goes):
 
   [llm]
   base_url = "http://localhost:8000/v1"
