@@ -40,7 +40,10 @@ def _checkpoint(git: HostGit, run_id: str) -> str:
         index = Path(tmp) / "index"
         real_index = git.git_dir / "index"
         if real_index.is_file() and not real_index.is_symlink():
-            shutil.copyfile(real_index, index)  # a warm start: git add only hashes what changed
+            # A warm start: git add only hashes what changed. copy2 keeps the index's mtime, which
+            # git's racy-clean check compares with each file's: a fresh mtime would make a file
+            # changed in the same second as the last index write (same size) look unchanged.
+            shutil.copy2(real_index, index)
         env["GIT_INDEX_FILE"] = str(index)
         git.run("add", "-A", env=env)
         tree = git.run("write-tree", env=env)
