@@ -14,14 +14,27 @@ from .commands.light import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_
 from .errors import CodeagentError, ToolUsageError
 
 if TYPE_CHECKING:
+    from .config import Settings
     from .toolcontext import ToolContext
     from .workspace import Workspace
 
 # Families add their module here: each has `register(subparsers) -> None`.
 COMMAND_MODULES: list[str] = ["agent.commands.run_cli", "agent.commands.code", "agent.commands.mcp",
-                               "agent.commands.syntax"]
+                               "agent.commands.syntax", "agent.commands.trust"]
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "make_context", "print_json"]
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "make_context", "print_json",
+           "show_config_warnings"]
+
+
+_shown_warnings: set[str] = set()  # a command loads its settings more than once; each warning shows once
+
+
+def show_config_warnings(settings: Settings) -> None:
+    """Print what loading the settings ignored (project security settings) on stderr, once."""
+    for warning in settings.warnings:
+        if warning not in _shown_warnings:
+            _shown_warnings.add(warning)
+            print(f"codeagent: {warning}", file=sys.stderr)
 
 
 def make_context(root: str, **kw: Any) -> ToolContext:
@@ -30,6 +43,7 @@ def make_context(root: str, **kw: Any) -> ToolContext:
 
     try:
         settings = load_settings(root)
+        show_config_warnings(settings)
         return ToolContext.create(root, settings=settings, **kw)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc

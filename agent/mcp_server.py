@@ -102,8 +102,11 @@ class ToolServer:
         settings = ctx.settings.mcp
         self.max_text, self.max_structured = settings.max_text_chars, settings.max_structured_chars
         self.progress_interval = settings.progress_interval
+        instructions = INSTRUCTIONS.format(root=ctx.workspace.root)
+        if ctx.settings.warnings:  # the project's ignored security settings, for the client to show
+            instructions += " Configuration: " + "; ".join(ctx.settings.warnings)
         self.server: Server[Any] = Server(
-            "codeagent", version=__version__, instructions=INSTRUCTIONS.format(root=ctx.workspace.root),
+            "codeagent", version=__version__, instructions=instructions,
             on_list_tools=self.list_tools, on_call_tool=self.call_tool,
         )
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from lsp_bridge.confine import confined_path
+
 from .errors import ToolFailure, WorkspaceError
 from .textcodec import decode_raw
 
@@ -75,10 +77,15 @@ class Outcome:
     note: str | None = None
 
 
-def find_rg() -> str | None:
-    """The `rg` of this environment (the ripgrep wheel puts it beside the interpreter), or PATH's."""
+def find_rg(root: Path | None = None) -> str | None:
+    """The `rg` of this environment (the ripgrep wheel puts it beside the interpreter), or PATH's.
+    With the workspace `root`, never one inside it: rg runs on the host, and an activated workspace
+    venv puts a folder the sandbox may write on PATH."""
     here = shutil.which("rg", path=os.path.dirname(sys.executable))
-    return here or shutil.which("rg")
+    if here:
+        return here
+    path = os.environ.get("PATH", os.defpath)
+    return shutil.which("rg", path=confined_path(root, path) if root is not None else path)
 
 
 def compile_python(query: Query) -> re.Pattern[str]:
@@ -322,11 +329,13 @@ def _collect(
 
 
 def search(
-    files: list[tuple[Path, str]], query: Query, *, engine: Engine = "auto", timeout: float = 60.0
+    files: list[tuple[Path, str]], query: Query, *, engine: Engine = "auto", timeout: float = 60.0,
+    root: Path | None = None,
 ) -> Outcome:
-    """Search `files` ((real path, display name), in the order results should come) for `query`."""
+    """Search `files` ((real path, display name), in the order results should come) for `query`;
+    `root` is the workspace (no rg inside it runs)."""
     outcome = Outcome(files_searched=len(files))
-    rg = find_rg() if engine in ("auto", "ripgrep") else None
+    rg = find_rg(root) if engine in ("auto", "ripgrep") else None
     if engine == "ripgrep" and rg is None:
         raise ToolFailure("ripgrep (rg) is not installed; install the `ripgrep` wheel or use engine python")
     budget = _Budget(query.max_results, time.monotonic() + timeout)

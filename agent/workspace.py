@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .atomic import TEMP_SUFFIX, atomic_write, disk_hash, remove_empty
+from .configpaths import PROJECT_CONFIG
 from .errors import (
     BinaryFileError,
     FileMissingError,
@@ -79,7 +80,8 @@ class Workspace:
     # ----------------------------------------------------------------- paths
     def resolve(self, path: str | os.PathLike[str], *, for_write: bool = False) -> Path:
         """The real absolute path of `path` (relative to the root, or absolute), refusing
-        anything outside the root. With `for_write`, also refuses .git/ and the tool folder."""
+        anything outside the root. With `for_write`, also refuses .git/, the tool folder and the
+        project config file."""
         raw = os.fspath(path)
         if "\x00" in raw:
             raise OutsideWorkspaceError(f"path {raw!r} contains a NUL byte")
@@ -104,6 +106,10 @@ class Workspace:
                 if part == ".git" or (i == 0 and part in _PROTECTED_DIRS):
                     inside = "/".join(rel_parts[: i + 1])
                     raise ProtectedPathError(f"path {raw!r} is inside {inside}/, which tools never write")
+            # A tool that wrote the project config would change the settings of every later command.
+            if rel_parts and rel_parts[0] == PROJECT_CONFIG:
+                raise ProtectedPathError(f"path {raw!r} is the project config {PROJECT_CONFIG}, which tools "
+                                         "never write (only you edit it; its security settings need `codeagent trust`)")
         return real
 
     def rel(self, path: str | os.PathLike[str]) -> str:

@@ -67,7 +67,8 @@ class LspSession:
         self._command = list(command) if command is not None else None
         self._cache_dir = cache_dir
         self._auto_install = auto_install
-        self._settings = settings_lookup(spec.settings, settings or {})
+        workspace = spec.workspace_settings(self.root) if spec.workspace_settings else {}
+        self._settings = settings_lookup(settings_lookup(spec.settings, workspace)(None), settings or {})
         self._env = env
         self._client: BridgeClient | None = None
         self._files = DocumentSync(self.root, spec, max_files=max_files, watch=watch_files)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..cli import make_context
+from ..cli import make_context, show_config_warnings
 from ..config import ConfigError, Settings, load_settings
 from ..errors import ToolUsageError
 from ..registry import load_all_tools
@@ -41,9 +41,11 @@ def _root(raw: str) -> Path:
 
 def _settings(root: Path) -> Settings:
     try:
-        return load_settings(root)
+        settings = load_settings(root)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
+    show_config_warnings(settings)
+    return settings
 
 
 def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bool) -> dict[str, Any]:
