@@ -33,7 +33,8 @@ from typing import IO, Any
 from ..config import ShellSettings
 from ..workspace import Workspace
 from .environment import command_env
-from .errors import SandboxUnavailable
+from .errors import CommandSetupError, SandboxUnavailable
+from .protect import remove_mount_points
 from .sandbox import Backend, bwrap_argv, choose_backend, landlock_grants, plan_sandbox
 
 LOG_DIR = "shell"
@@ -89,16 +90,21 @@ class OutputCollector:
         self.log = log
         self.log_limit = log_limit
         self.logged = 0
+        self.log_error: str | None = None
         self.on_output = on_output
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def feed(self, data: bytes) -> None:
         self.total += len(data)
         self.newlines += data.count(b"\n")
-        if self.log is not None and self.logged < self.log_limit:
+        if self.log is not None and self.logged < self.log_limit and self.log_error is None:
             piece = data[: self.log_limit - self.logged]
-            self.log.write(piece)
-            self.logged += len(piece)
+            try:
+                self.log.write(piece)
+            except OSError as exc:  # a full disk must not stop the command or lose its result
+                self.log_error = f"{exc.strerror or exc}"
+            else:
+                self.logged += len(piece)
         room = self.head_limit - len(self.head)
         if room > 0:
             self.head += data[:room]
@@ -162,56 +168,119 @@ def run_command(
     max_chars: int | None = None,
 ) -> CommandResult:
     """Run `argv` in the sandbox the settings choose; never raises for the command's own failures.
-    `max_chars` lowers the output bound below `settings.max_output_chars` (room for a caller's text)."""
+    `max_chars` lowers the output bound below `settings.max_output_chars` (room for a caller's text).
+    CommandSetupError when the call could not be prepared (disk full, ...); its private folders
+    are removed whatever happens."""
     backend: Backend = choose_backend(settings)
     base_env = os.environ if base_env is None else base_env
     real_home = home or base_env.get("HOME") or os.path.expanduser("~")
-    call_dir = tempfile.mkdtemp(prefix="codeagent-call-")
-    log_path: Path | None = None
-    log: IO[bytes] | None = None
     try:
-        private_tmp, private_home = _private_dirs(call_dir)
-        inside_home = private_home if backend == "landlock" else real_home
-        env = command_env(settings, base_env, root=workspace.root, home=inside_home, extra_allow=extra_env_allow)
-        if backend == "landlock":
-            env["TMPDIR"] = private_tmp
-        if settings.max_log_bytes > 0:
-            log_path, log = _log_file(workspace, settings.keep_logs)
-        status_r, status_w = os.pipe()
-        spec: dict[str, Any] = {
-            "mode": backend, "cwd": str(cwd), "env": env, "network": network, "status_fd": status_w,
-            "rlimits": {"data": settings.memory_limit_mb << 20, "nproc": settings.max_processes,
-                        "fsize": settings.max_file_size_mb << 20, "core": 0},
-            "drop_root": os.geteuid() == 0, "argv": argv, "grants": [],
-        }
-        if backend != "off":
-            plan = plan_sandbox(settings, backend=backend, root=workspace.root, cwd=cwd, env=env, home=real_home,
-                                network=network, extra_writable=extra_writable)
-            if backend == "bwrap":
-                spec["argv"] = bwrap_argv(plan, argv, bwrap=shutil.which("bwrap") or "bwrap", status_fd=status_w)
-            else:
-                spec["grants"] = landlock_grants(plan, [private_tmp, private_home])
-        spec_path = os.path.join(call_dir, "spec.json")
-        with open(spec_path, "w", encoding="utf-8") as fh:
-            json.dump(spec, fh)
-        limit = min(settings.max_output_chars, max_chars) if max_chars else settings.max_output_chars
-        collector = OutputCollector(max(limit, 1000), log=log, log_limit=settings.max_log_bytes,
-                                    on_output=on_output)
-        result = _spawn_and_collect([sys.executable, "-s", "-m", "agent.shell.launcher", spec_path], status_r,
-                                    status_w, collector, timeout=timeout, backend=backend)
+        # before planning, so that it always exists and is always protected
+        workspace.tool_dir.mkdir(exist_ok=True)
+        call_dir = tempfile.mkdtemp(prefix="codeagent-call-")
+    except OSError as exc:
+        raise CommandSetupError(f"cannot prepare the command: {_why(exc)}") from exc
+    call = _Call(call_dir)
+    try:
+        result = _run(call, settings, workspace, argv, backend=backend, cwd=cwd, timeout=timeout,
+                      on_output=on_output, network=network, base_env=base_env, real_home=real_home,
+                      extra_env_allow=extra_env_allow, extra_writable=extra_writable, max_chars=max_chars)
+    except OSError as exc:
+        raise CommandSetupError(f"cannot prepare the command: {_why(exc)}") from exc
     finally:
-        if log is not None:
-            log.close()
-        shutil.rmtree(call_dir, ignore_errors=True)
-    if log_path is not None:
-        if result.truncated and result.setup_error is None:
-            result.log_path = log_path.relative_to(workspace.root).as_posix()
+        call.cleanup()
+    call.finish(result, workspace)
+    return result
+
+
+def _why(exc: OSError) -> str:
+    where = f" ({exc.filename})" if exc.filename else ""
+    return f"{exc.strerror or exc}{where}"
+
+
+class _Call:
+    """What one call leaves to clean up: its private folder, the output log, the mount points
+    bubblewrap made for paths that must not be created."""
+
+    def __init__(self, call_dir: str):
+        self.call_dir = call_dir
+        self.log_path: Path | None = None
+        self.log: IO[bytes] | None = None
+        self.collector: OutputCollector | None = None
+        self.no_create: list[str] = []
+        self.log_error: str | None = None
+
+    def cleanup(self) -> None:
+        """Never raises: every step runs even when an earlier one failed (a full disk fails them)."""
+        if self.log is not None:
+            try:
+                self.log.close()
+            except OSError as exc:
+                self.log_error = self.log_error or _why(exc)
+        shutil.rmtree(self.call_dir, ignore_errors=True)
+        remove_mount_points(self.no_create)
+
+    def finish(self, result: CommandResult, workspace: Workspace) -> None:
+        """Keep the full output only when something was cut, and say what could not be kept."""
+        collector = self.collector
+        self.log_error = self.log_error or (collector.log_error if collector else None)
+        if self.log_path is None or collector is None:
+            return
+        if result.truncated and result.setup_error is None and self.log_error is None:
+            result.log_path = self.log_path.relative_to(workspace.root).as_posix()
             if collector.logged < collector.total:
                 result.notes.append(f"the saved output stops at {collector.logged} of {collector.total} bytes "
                                     "(shell.max_log_bytes)")
-        else:
-            with contextlib.suppress(OSError):
-                log_path.unlink()
+            return
+        if self.log_error is not None and result.truncated:
+            result.notes.append(f"the full output could not be saved: {self.log_error}")
+        with contextlib.suppress(OSError):
+            self.log_path.unlink()
+
+
+def _run(call: _Call, settings: ShellSettings, workspace: Workspace, argv: list[str], *, backend: Backend,
+         cwd: Path, timeout: float, on_output: Callable[[str], None] | None, network: bool,
+         base_env: Mapping[str, str], real_home: str, extra_env_allow: Iterable[str], extra_writable: Iterable[str],
+         max_chars: int | None) -> CommandResult:
+    private_tmp, private_home = _private_dirs(call.call_dir)
+    inside_home = private_home if backend == "landlock" else real_home
+    env = command_env(settings, base_env, root=workspace.root, home=inside_home, extra_allow=extra_env_allow)
+    if backend == "landlock":
+        env["TMPDIR"] = private_tmp
+    spec: dict[str, Any] = {
+        "mode": backend, "cwd": str(cwd), "env": env, "network": network,
+        "rlimits": {"data": settings.memory_limit_mb << 20, "nproc": settings.max_processes,
+                    "fsize": settings.max_file_size_mb << 20, "core": 0},
+        "drop_root": os.geteuid() == 0, "argv": argv, "grants": [],
+    }
+    notes: list[str] = []
+    status_r, status_w = os.pipe()
+    try:
+        spec["status_fd"] = status_w
+        if backend != "off":
+            plan = plan_sandbox(settings, backend=backend, root=workspace.root, cwd=cwd, env=env, home=real_home,
+                                network=network, extra_writable=extra_writable)
+            notes += plan.notes
+            if backend == "bwrap":
+                call.no_create = plan.no_create
+                spec["argv"] = bwrap_argv(plan, argv, bwrap=shutil.which("bwrap") or "bwrap", status_fd=status_w)
+            else:
+                spec["grants"] = landlock_grants(plan, [private_tmp, private_home])
+        spec_path = os.path.join(call.call_dir, "spec.json")
+        with open(spec_path, "w", encoding="utf-8") as fh:
+            json.dump(spec, fh)
+        if settings.max_log_bytes > 0:
+            call.log_path, call.log = _log_file(workspace, settings.keep_logs)
+    except BaseException:
+        os.close(status_r)
+        os.close(status_w)
+        raise
+    limit = min(settings.max_output_chars, max_chars) if max_chars else settings.max_output_chars
+    call.collector = OutputCollector(max(limit, 1000), log=call.log, log_limit=settings.max_log_bytes,
+                                     on_output=on_output)
+    result = _spawn_and_collect([sys.executable, "-s", "-m", "agent.shell.launcher", spec_path], status_r,
+                                status_w, call.collector, timeout=timeout, backend=backend)
+    result.notes += notes
     return result
 
 

@@ -1,0 +1,90 @@
+"""The workspace paths no command may change, and how bubblewrap keeps them so.
+
+Protected (PROTECTED_NAMES, relative to the workspace root): codeagent's state folder and project
+file, and the parts of .git that make host-side git run programs (config: fsmonitor, pager,
+filters, aliases; hooks). The rest of .git stays writable so that git itself works inside.
+
+Under bubblewrap each existing protected path is a read-only bind mount onto itself, so writing
+fails (EROFS) and renaming or deleting it fails (EBUSY: a mount point cannot be moved or
+removed); the folders holding one (.git) are bound onto themselves too, so that `mv .git x` cannot
+carry the protected files away and let a new .git take their place. A missing `.codeagent.toml`
+gets an empty read-only folder in its place, so it cannot be created (a folder rather than
+/dev/null: git skips an empty folder, while a device file makes `git add -A` fail); bubblewrap
+leaves the empty mount-point folder on the host, which `remove_mount_points` removes after the call.
+
+A protected path reached through a symlink is refused: a bind would show the link's target
+(anything, even outside the workspace), and the link itself, not being a mount point, could be
+replaced by the command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+
+from .errors import UnsafeWorkspace
+
+PROTECTED_NAMES = (".codeagent", ".codeagent.toml", ".git/config", ".git/hooks")
+# Of those, the ones that must not be created either when missing.
+NO_CREATE_NAMES = (".codeagent", ".codeagent.toml")
+
+
+@dataclass
+class Protection:
+    """The protected paths of one workspace, as absolute paths below its real root."""
+
+    protected: list[str] = field(default_factory=list)  # exist: shown read-only
+    no_create: list[str] = field(default_factory=list)  # missing: must not be created
+
+
+def find_protected(root: str) -> Protection:
+    """Protected paths of the workspace `root` (a real path); UnsafeWorkspace when one of them
+    (or a folder on its way, such as .git) is a symlink."""
+    out = Protection()
+    for name in PROTECTED_NAMES:
+        path = os.path.join(root, name)
+        if os.path.lexists(path):
+            real = os.path.realpath(path)
+            if real != path:
+                raise UnsafeWorkspace(
+                    f"the workspace's {name} is reached through a symlink (it leads to {real}); codeagent keeps "
+                    f"{name} read-only for commands and cannot do so through a link, so shell commands are refused "
+                    f"here: replace the link with the real {'folder' if os.path.isdir(path) else 'file'}")
+            out.protected.append(path)
+        elif name in NO_CREATE_NAMES:
+            parent = os.path.dirname(path)
+            if os.path.realpath(parent) != parent:
+                raise UnsafeWorkspace(f"the folder holding {name} is reached through a symlink; shell commands are "
+                                      "refused here")
+            out.no_create.append(path)
+    return out
+
+
+def bwrap_protect_args(root: str, protected: list[str], no_create: list[str]) -> list[str]:
+    """bubblewrap options (after the workspace's own --bind) that keep the protected paths so."""
+    out: list[str] = []
+    pinned: list[str] = []
+    for path in [*protected, *no_create]:
+        parent = os.path.dirname(path)
+        if parent != root and parent not in pinned and os.path.isdir(parent) and not os.path.islink(parent):
+            pinned.append(parent)
+            out += ["--bind", parent, parent]
+    for path in protected:
+        out += ["--ro-bind", path, path]
+    for path in no_create:
+        out += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
+    return out
+
+
+def remove_mount_points(no_create: list[str]) -> list[str]:
+    """Remove the empty folders bubblewrap made on the host as mount points for `no_create` paths
+    (which did not exist before the call). rmdir removes only an empty folder, so anything else
+    found there (a file or folder someone made on the host meanwhile) is left alone; returns the
+    paths removed."""
+    removed: list[str] = []
+    for path in no_create:
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+            removed.append(path)
+    return removed
