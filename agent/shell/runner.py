@@ -9,7 +9,6 @@ streams (up to `max_log_bytes`) and kept only when something was cut.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import fcntl
 import functools
@@ -24,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +32,8 @@ from ..config import ShellSettings
 from ..workspace import Workspace
 from .environment import command_env
 from .errors import CommandSetupError, SandboxUnavailable
+from .memcap import MemoryCap, open_memory_cap
+from .output import OutputCollector
 from .protect import remove_mount_points
 from .sandbox import Backend, bwrap_argv, choose_backend, landlock_grants, plan_sandbox
 
@@ -61,6 +61,7 @@ class CommandResult:
     backend: str = ""
     setup_error: str | None = None
     notes: list[str] = field(default_factory=list)
+    memory_cap: str = ""  # the memory cap in force: "cgroup-v1 4096 MiB", "rlimit-as ...", ... (memcap.py)
 
     @property
     def output(self) -> str:
@@ -70,77 +71,6 @@ class CommandResult:
         where = f"; the full output is in {self.log_path}" if self.log_path else ""
         return (f"{self.head}\n[... {self.cut_bytes} bytes ({self.cut_lines} lines) cut from the middle of "
                 f"{self.total_bytes} bytes{where} ...]\n{self.tail}")
-
-
-class OutputCollector:
-    """Keeps the first and last bytes of a stream of any size; writes all of it to `log`."""
-
-    def __init__(self, max_chars: int, *, log: IO[bytes] | None, log_limit: int,
-                 on_output: Callable[[str], None] | None = None):
-        self.head_chars = max_chars * 2 // 3
-        self.tail_chars = max_chars - self.head_chars
-        self.max_chars = max_chars
-        self.head_limit = max_chars * 4  # UTF-8: at most 4 bytes per character
-        self.tail_limit = self.tail_chars * 4
-        self.head = bytearray()
-        self.tail: deque[bytes] = deque()
-        self.tail_size = 0
-        self.total = 0
-        self.newlines = 0
-        self.log = log
-        self.log_limit = log_limit
-        self.logged = 0
-        self.log_error: str | None = None
-        self.on_output = on_output
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def feed(self, data: bytes) -> None:
-        self.total += len(data)
-        self.newlines += data.count(b"\n")
-        if self.log is not None and self.logged < self.log_limit and self.log_error is None:
-            piece = data[: self.log_limit - self.logged]
-            try:
-                self.log.write(piece)
-            except OSError as exc:  # a full disk must not stop the command or lose its result
-                self.log_error = f"{exc.strerror or exc}"
-            else:
-                self.logged += len(piece)
-        room = self.head_limit - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-        self.tail.append(data)
-        self.tail_size += len(data)
-        while self.tail and self.tail_size - len(self.tail[0]) >= self.tail_limit:
-            self.tail_size -= len(self.tail.popleft())
-        if self.on_output is not None:
-            text = self._decoder.decode(data)
-            if text:
-                with contextlib.suppress(Exception):  # a broken display must not stop the command
-                    self.on_output(text)
-
-    def result(self) -> tuple[str, str, int, int]:
-        """(head, tail, bytes cut, lines cut); the tail is empty when nothing was cut."""
-        if self.total <= self.head_limit:
-            text = _decode(bytes(self.head))
-            if len(text) <= self.max_chars:
-                return _display(text), "", 0, 0
-        head_text = _decode(bytes(self.head))[: self.head_chars]
-        tail_raw = b"".join(self.tail)[-self.tail_limit:]
-        tail_text = _decode(tail_raw)[-self.tail_chars:]
-        head_bytes = head_text.encode("utf-8", "surrogateescape")
-        tail_bytes = tail_text.encode("utf-8", "surrogateescape")
-        cut_bytes = max(self.total - len(head_bytes) - len(tail_bytes), 0)
-        cut_lines = max(self.newlines - head_bytes.count(b"\n") - tail_bytes.count(b"\n"), 0)
-        return _display(head_text), _display(tail_text), cut_bytes, cut_lines
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "surrogateescape")
-
-
-def _display(text: str) -> str:
-    """Invalid bytes (kept as surrogates for exact counting) shown as U+FFFD."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _private_dirs(call_dir: str) -> tuple[str, str]:
@@ -209,6 +139,7 @@ class _Call:
         self.collector: OutputCollector | None = None
         self.no_create: list[str] = []
         self.log_error: str | None = None
+        self.memory: MemoryCap | None = None
 
     def cleanup(self) -> None:
         """Never raises: every step runs even when an earlier one failed (a full disk fails them)."""
@@ -219,6 +150,8 @@ class _Call:
                 self.log_error = self.log_error or _why(exc)
         shutil.rmtree(self.call_dir, ignore_errors=True)
         remove_mount_points(self.no_create)
+        if self.memory is not None:
+            self.memory.close()
 
     def finish(self, result: CommandResult, workspace: Workspace) -> None:
         """Keep the full output only when something was cut, and say what could not be kept."""
@@ -266,6 +199,12 @@ def _run(call: _Call, settings: ShellSettings, workspace: Workspace, argv: list[
                 spec["argv"] = bwrap_argv(plan, argv, bwrap=shutil.which("bwrap") or "bwrap", status_fd=status_w)
             else:
                 spec["grants"] = landlock_grants(plan, [private_tmp, private_home])
+        call.memory = open_memory_cap(settings.memory_limit_mb, use_cgroup=settings.memory_cgroup,
+                                      address_space_factor=settings.address_space_factor)
+        spec["cgroup_procs"] = call.memory.procs_file
+        spec["rlimits"]["data"] = call.memory.rlimit_data()
+        if call.memory.rlimit_as is not None:
+            spec["rlimits"]["as"] = call.memory.rlimit_as
         spec_path = os.path.join(call.call_dir, "spec.json")
         with open(spec_path, "w", encoding="utf-8") as fh:
             json.dump(spec, fh)
@@ -278,10 +217,26 @@ def _run(call: _Call, settings: ShellSettings, workspace: Workspace, argv: list[
     limit = min(settings.max_output_chars, max_chars) if max_chars else settings.max_output_chars
     call.collector = OutputCollector(max(limit, 1000), log=call.log, log_limit=settings.max_log_bytes,
                                      on_output=on_output)
-    result = _spawn_and_collect([sys.executable, "-s", "-m", "agent.shell.launcher", spec_path], status_r,
-                                status_w, call.collector, timeout=timeout, backend=backend)
-    result.notes += notes
+    cap = call.memory
+    assert cap is not None
+    result = _spawn_and_collect([*cap.prefix, sys.executable, "-s", "-m", "agent.shell.launcher", spec_path],
+                                status_r, status_w, call.collector, timeout=timeout, backend=backend)
+    result.memory_cap = cap.describe()
+    result.notes += notes + _memory_notes(cap, result)
     return result
+
+
+def _memory_notes(cap: MemoryCap, result: CommandResult) -> list[str]:
+    """Say when the memory cap stopped the command (certain for a cgroup, likely for an rlimit)."""
+    kills = cap.oom_kills()
+    if kills:
+        return [f"the memory cap ({cap.describe()}) was reached: the kernel killed {kills} process"
+                f"{'es' if kills > 1 else ''} of the command (shell.memory_limit_mb)"]
+    if cap.cgroup is None and result.exit_code not in (0, None):
+        text = f"{result.head}\n{result.tail}"
+        if any(sign in text for sign in ("MemoryError", "Cannot allocate memory", "out of memory", "bad_alloc")):
+            return [f"the command probably hit the memory cap ({cap.describe()}; shell.memory_limit_mb)"]
+    return []
 
 
 @functools.lru_cache(maxsize=1)
