@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ class CommandResult:
     tail: str
     duration: float
     timed_out: bool = False
+    cancelled: bool = False  # stopped because the caller cancelled the call (timed_out is set too)
     truncated: bool = False
     total_bytes: int = 0
     cut_bytes: int = 0
@@ -95,10 +97,11 @@ def run_command(
     settings: ShellSettings, workspace: Workspace, argv: list[str], *, cwd: Path, timeout: float,
     on_output: Callable[[str], None] | None = None, network: bool = False, base_env: Mapping[str, str] | None = None,
     extra_env_allow: Iterable[str] = (), extra_writable: Iterable[str] = (), home: str | None = None,
-    max_chars: int | None = None,
+    max_chars: int | None = None, cancel: threading.Event | None = None,
 ) -> CommandResult:
     """Run `argv` in the sandbox the settings choose; never raises for the command's own failures.
-    `max_chars` lowers the output bound below `settings.max_output_chars` (room for a caller's text).
+    `max_chars` lowers the output bound below `settings.max_output_chars` (room for a caller's text);
+    `cancel`, once set, kills the command as a timeout would (the caller gave up on the call).
     CommandSetupError when the call could not be prepared (disk full, ...); its private folders
     are removed whatever happens."""
     backend: Backend = choose_backend(settings)
@@ -114,7 +117,8 @@ def run_command(
     try:
         result = _run(call, settings, workspace, argv, backend=backend, cwd=cwd, timeout=timeout,
                       on_output=on_output, network=network, base_env=base_env, real_home=real_home,
-                      extra_env_allow=extra_env_allow, extra_writable=extra_writable, max_chars=max_chars)
+                      extra_env_allow=extra_env_allow, extra_writable=extra_writable, max_chars=max_chars,
+                      cancel=cancel)
     except OSError as exc:
         raise CommandSetupError(f"cannot prepare the command: {_why(exc)}") from exc
     finally:
@@ -174,7 +178,7 @@ class _Call:
 def _run(call: _Call, settings: ShellSettings, workspace: Workspace, argv: list[str], *, backend: Backend,
          cwd: Path, timeout: float, on_output: Callable[[str], None] | None, network: bool,
          base_env: Mapping[str, str], real_home: str, extra_env_allow: Iterable[str], extra_writable: Iterable[str],
-         max_chars: int | None) -> CommandResult:
+         max_chars: int | None, cancel: threading.Event | None) -> CommandResult:
     private_tmp, private_home = _private_dirs(call.call_dir)
     inside_home = private_home if backend == "landlock" else real_home
     env = command_env(settings, base_env, root=workspace.root, home=inside_home, extra_allow=extra_env_allow)
@@ -220,7 +224,7 @@ def _run(call: _Call, settings: ShellSettings, workspace: Workspace, argv: list[
     cap = call.memory
     assert cap is not None
     result = _spawn_and_collect([*cap.prefix, sys.executable, "-s", "-m", "agent.shell.launcher", spec_path],
-                                status_r, status_w, call.collector, timeout=timeout, backend=backend)
+                                status_r, status_w, call.collector, timeout=timeout, backend=backend, cancel=cancel)
     result.memory_cap = cap.describe()
     result.notes += notes + _memory_notes(cap, result)
     return result
@@ -251,7 +255,8 @@ def _launcher_env() -> dict[str, str]:
 
 
 def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
-                       collector: OutputCollector, *, timeout: float, backend: Backend) -> CommandResult:
+                       collector: OutputCollector, *, timeout: float, backend: Backend,
+                       cancel: threading.Event | None = None) -> CommandResult:
     start = time.monotonic()
     try:
         proc = subprocess.Popen(launcher, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -265,7 +270,7 @@ def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
     out_fd = proc.stdout.fileno()
     with contextlib.suppress(OSError):
         fcntl.fcntl(out_fd, _F_SETPIPE_SZ, _READ_SIZE)
-    timed_out = False
+    timed_out = cancelled = False
     kill_at: float | None = None
     exited_at: float | None = None
     deadline = start + timeout
@@ -273,14 +278,16 @@ def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
         sel.register(out_fd, selectors.EVENT_READ)
         while True:
             now = time.monotonic()
-            if not timed_out and now >= deadline and proc.poll() is None:
+            stop = now >= deadline or (cancel is not None and cancel.is_set())
+            if not timed_out and stop and proc.poll() is None:
                 timed_out = True
+                cancelled = now < deadline
                 _stop(proc, backend, hard=backend == "bwrap")
                 kill_at = now + _KILL_GRACE
             if kill_at is not None and now >= kill_at:
                 _stop(proc, backend, hard=True)
                 kill_at = now + _KILL_GRACE
-            wait = 0.25 if timed_out else min(max(deadline - now, 0.0), 0.25)
+            wait = 0.25 if timed_out else min(max(deadline - now, 0.0), 0.1)
             if sel.select(timeout=wait):
                 data = os.read(out_fd, _READ_SIZE)
                 if not data:
@@ -307,6 +314,7 @@ def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
     if timed_out:
         exit_code = None
     return CommandResult(exit_code=exit_code, head=head, tail=tail, duration=duration, timed_out=timed_out,
+                         cancelled=cancelled,
                          truncated=cut_bytes > 0 or bool(tail), total_bytes=collector.total, cut_bytes=cut_bytes, cut_lines=cut_lines,
                          backend=backend, setup_error=setup_error)
 
