@@ -131,7 +131,8 @@ def join_cgroup(procs_file: str | None) -> str | None:
         with open(procs_file, "w", encoding="ascii") as fh:
             fh.write(str(os.getpid()))
     except OSError as exc:
-        return f"cannot join the memory cgroup {os.path.dirname(procs_file)}: {exc.strerror or exc}"
+        return (f"cannot join the memory cgroup {os.path.dirname(procs_file)}: {exc.strerror or exc} "
+                "(shell.memory_cgroup = false uses the rlimits alone)")
     return None
 
 
