@@ -12,9 +12,9 @@ gets an empty read-only folder in its place, so it cannot be created (a folder r
 /dev/null: git skips an empty folder, while a device file makes `git add -A` fail); bubblewrap
 leaves the empty mount-point folder on the host, which `remove_mount_points` removes after the call.
 
-A protected path reached through a symlink is refused: a bind would show the link's target
-(anything, even outside the workspace), and the link itself, not being a mount point, could be
-replaced by the command.
+Under bubblewrap a protected path reached through a symlink is refused: a bind would show the
+link's target (anything, even outside the workspace), and the link itself, not being a mount
+point, could be replaced by the command. (Landlock puts such links back after the call.)
 """
 
 from __future__ import annotations
@@ -38,15 +38,16 @@ class Protection:
     no_create: list[str] = field(default_factory=list)  # missing: must not be created
 
 
-def find_protected(root: str) -> Protection:
-    """Protected paths of the workspace `root` (a real path); UnsafeWorkspace when one of them
-    (or a folder on its way, such as .git) is a symlink."""
+def find_protected(root: str, *, refuse_links: bool) -> Protection:
+    """Protected paths of the workspace `root` (a real path). With `refuse_links` (bubblewrap,
+    whose mounts would follow a link), UnsafeWorkspace when one of them, or a folder on its way such
+    as .git, is a symlink; otherwise links are listed too (Landlock puts them back after the call)."""
     out = Protection()
     for name in PROTECTED_NAMES:
         path = os.path.join(root, name)
         if os.path.lexists(path):
             real = os.path.realpath(path)
-            if real != path:
+            if refuse_links and real != path:
                 raise UnsafeWorkspace(
                     f"the workspace's {name} is reached through a symlink (it leads to {real}); codeagent keeps "
                     f"{name} read-only for commands and cannot do so through a link, so shell commands are refused "
@@ -54,7 +55,7 @@ def find_protected(root: str) -> Protection:
             out.protected.append(path)
         elif name in NO_CREATE_NAMES:
             parent = os.path.dirname(path)
-            if os.path.realpath(parent) != parent:
+            if refuse_links and os.path.realpath(parent) != parent:
                 raise UnsafeWorkspace(f"the folder holding {name} is reached through a symlink; shell commands are "
                                       "refused here")
             out.no_create.append(path)

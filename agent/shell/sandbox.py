@@ -98,9 +98,10 @@ def plan_sandbox(
     decides which toolchains are shown); `home` is the real home folder. Only the user's
     environment and settings add folders; what workspace content names (a PATH folder inside the
     workspace and its links, a project virtualenv's interpreter home) is checked, never added:
-    the plan's `notes` say what was left out. UnsafeWorkspace when a protected path is a symlink."""
+    the plan's `notes` say what was left out. UnsafeWorkspace (bubblewrap) when a protected path
+    is a symlink."""
     root_s = os.path.realpath(os.fspath(root))
-    protection = find_protected(root_s)
+    protection = find_protected(root_s, refuse_links=backend == "bwrap")
     system = [p for p in settings.system_paths if _exists(p)]
     user_dirs, workspace_dirs = split_path_dirs(env.get("PATH", "").split(os.pathsep), root_s)
     read_only = toolchain_roots(user_dirs, home=home, system=system, workspace=root_s)
