@@ -27,6 +27,7 @@ from typing import Any
 from ..config import Settings
 from ..registry import load_all_tools
 from ..toolcontext import ToolContext
+from .daemon_peer import refusal as peer_refusal
 from .daemon_protocol import DaemonError, build_id, recv_message, send_message, settings_id
 from .languages import server_language
 from .sessions import notify_changed, session_for
@@ -116,6 +117,11 @@ class Daemon:
             try:
                 conn, _ = listener.accept()
             except OSError:
+                continue
+            why = peer_refusal(conn)
+            if why is not None:  # another user, or a command in a sandbox: never served
+                log.warning("refused a connection: %s", why)
+                conn.close()
                 continue
             self._idle.clear()
             try:

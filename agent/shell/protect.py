@@ -10,7 +10,8 @@ removed); the folders holding one (.git) are bound onto themselves too, so that 
 carry the protected files away and let a new .git take their place. A missing `.codeagent.toml`
 gets an empty read-only folder in its place, so it cannot be created (a folder rather than
 /dev/null: git skips an empty folder, while a device file makes `git add -A` fail); bubblewrap
-leaves the empty mount-point folder on the host, which `remove_mount_points` removes after the call.
+leaves the empty mount-point folder on the host, which the runner removes after the call
+(namespaces.remove_placeholders, shared with the Landlock backend).
 
 Under bubblewrap a protected path reached through a symlink is refused: a bind would show the
 link's target (anything, even outside the workspace), and the link itself, not being a mount
@@ -19,7 +20,6 @@ point, could be replaced by the command. (Landlock puts such links back after th
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass, field
 
@@ -76,16 +76,3 @@ def bwrap_protect_args(root: str, protected: list[str], no_create: list[str]) ->
     for path in no_create:
         out += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
     return out
-
-
-def remove_mount_points(no_create: list[str]) -> list[str]:
-    """Remove the empty folders bubblewrap made on the host as mount points for `no_create` paths
-    (which did not exist before the call). rmdir removes only an empty folder, so anything else
-    found there (a file or folder someone made on the host meanwhile) is left alone; returns the
-    paths removed."""
-    removed: list[str] = []
-    for path in no_create:
-        with contextlib.suppress(OSError):
-            os.rmdir(path)
-            removed.append(path)
-    return removed

@@ -34,8 +34,8 @@ from ..workspace import Workspace
 from .environment import command_env
 from .errors import CommandSetupError, SandboxUnavailable
 from .memcap import MemoryCap, open_memory_cap
+from .namespaces import remove_placeholders
 from .output import OutputCollector
-from .protect import remove_mount_points
 from .sandbox import Backend, bwrap_argv, choose_backend, landlock_grants, plan_sandbox
 
 LOG_DIR = "shell"
@@ -61,6 +61,7 @@ class CommandResult:
     cut_lines: int = 0
     log_path: str | None = None  # workspace-relative path of the full output, when cut
     backend: str = ""
+    sandbox: str = ""  # the exact mode and the guarantees that held (Landlock: with or without namespaces)
     setup_error: str | None = None
     notes: list[str] = field(default_factory=list)
     memory_cap: str = ""  # the memory cap in force: "cgroup-v1 4096 MiB", "rlimit-as ...", ... (memcap.py)
@@ -97,13 +98,14 @@ def run_command(
     settings: ShellSettings, workspace: Workspace, argv: list[str], *, cwd: Path, timeout: float,
     on_output: Callable[[str], None] | None = None, network: bool = False, base_env: Mapping[str, str] | None = None,
     extra_env_allow: Iterable[str] = (), extra_writable: Iterable[str] = (), home: str | None = None,
-    max_chars: int | None = None, cancel: threading.Event | None = None,
+    max_chars: int | None = None, cancel: threading.Event | None = None, landlock_namespaces: bool = True,
 ) -> CommandResult:
     """Run `argv` in the sandbox the settings choose; never raises for the command's own failures.
     `max_chars` lowers the output bound below `settings.max_output_chars` (room for a caller's text);
     `cancel`, once set, kills the command as a timeout would (the caller gave up on the call).
-    CommandSetupError when the call could not be prepared (disk full, ...); its private folders
-    are removed whatever happens."""
+    `landlock_namespaces=False` runs the Landlock backend without namespaces (what a kernel without
+    them gets; the tests' seam). CommandSetupError when the call could not be prepared (disk full,
+    ...); its private folders are removed whatever happens."""
     backend: Backend = choose_backend(settings)
     base_env = os.environ if base_env is None else base_env
     real_home = home or base_env.get("HOME") or os.path.expanduser("~")
@@ -118,7 +120,7 @@ def run_command(
         result = _run(call, settings, workspace, argv, backend=backend, cwd=cwd, timeout=timeout,
                       on_output=on_output, network=network, base_env=base_env, real_home=real_home,
                       extra_env_allow=extra_env_allow, extra_writable=extra_writable, max_chars=max_chars,
-                      cancel=cancel)
+                      cancel=cancel, landlock_namespaces=landlock_namespaces)
     except OSError as exc:
         raise CommandSetupError(f"cannot prepare the command: {_why(exc)}") from exc
     finally:
@@ -133,8 +135,8 @@ def _why(exc: OSError) -> str:
 
 
 class _Call:
-    """What one call leaves to clean up: its private folder, the output log, the mount points
-    bubblewrap made for paths that must not be created."""
+    """What one call leaves to clean up: its private folder, the output log, the placeholders
+    (mount points) made for paths that must not be created, the memory cgroup."""
 
     def __init__(self, call_dir: str):
         self.call_dir = call_dir
@@ -153,7 +155,7 @@ class _Call:
             except OSError as exc:
                 self.log_error = self.log_error or _why(exc)
         shutil.rmtree(self.call_dir, ignore_errors=True)
-        remove_mount_points(self.no_create)
+        remove_placeholders(self.no_create)
         if self.memory is not None:
             self.memory.close()
 
@@ -178,7 +180,7 @@ class _Call:
 def _run(call: _Call, settings: ShellSettings, workspace: Workspace, argv: list[str], *, backend: Backend,
          cwd: Path, timeout: float, on_output: Callable[[str], None] | None, network: bool,
          base_env: Mapping[str, str], real_home: str, extra_env_allow: Iterable[str], extra_writable: Iterable[str],
-         max_chars: int | None, cancel: threading.Event | None) -> CommandResult:
+         max_chars: int | None, cancel: threading.Event | None, landlock_namespaces: bool) -> CommandResult:
     private_tmp, private_home = _private_dirs(call.call_dir)
     inside_home = private_home if backend == "landlock" else real_home
     env = command_env(settings, base_env, root=workspace.root, home=inside_home, extra_allow=extra_env_allow)
@@ -198,11 +200,14 @@ def _run(call: _Call, settings: ShellSettings, workspace: Workspace, argv: list[
             plan = plan_sandbox(settings, backend=backend, root=workspace.root, cwd=cwd, env=env, home=real_home,
                                 network=network, extra_writable=extra_writable)
             notes += plan.notes
+            # the placeholders either backend makes for them; a launcher killed outright cannot remove them
+            call.no_create = plan.no_create
             if backend == "bwrap":
-                call.no_create = plan.no_create
                 spec["argv"] = bwrap_argv(plan, argv, bwrap=shutil.which("bwrap") or "bwrap", status_fd=status_w)
             else:
                 spec["grants"] = landlock_grants(plan, [private_tmp, private_home])
+                spec.update(root=plan.root, protected=plan.protected, no_create=plan.no_create,
+                            namespaces=landlock_namespaces, shm_size=plan.tmp_size_mb << 20)
         call.memory = open_memory_cap(settings.memory_limit_mb, use_cgroup=settings.memory_cgroup,
                                       address_space_factor=settings.address_space_factor)
         spec["cgroup_procs"] = call.memory.procs_file
@@ -313,10 +318,12 @@ def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
         setup_error = head.strip() or f"bubblewrap exited with code {proc.returncode}"
     if timed_out:
         exit_code = None
+    notes = [str(n) for n in status.get("notes", [])] if isinstance(status.get("notes"), list) else []
     return CommandResult(exit_code=exit_code, head=head, tail=tail, duration=duration, timed_out=timed_out,
                          cancelled=cancelled,
                          truncated=cut_bytes > 0 or bool(tail), total_bytes=collector.total, cut_bytes=cut_bytes, cut_lines=cut_lines,
-                         backend=backend, setup_error=setup_error)
+                         backend=backend, sandbox=str(status.get("sandbox") or backend), setup_error=setup_error,
+                         notes=notes)
 
 
 def _stop(proc: subprocess.Popen[bytes], backend: Backend, *, hard: bool) -> None:

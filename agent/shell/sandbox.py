@@ -223,7 +223,9 @@ def choose_backend(settings: ShellSettings) -> Backend:
 
 
 # ---------------------------------------------------------------------------- Landlock
-_DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"]
+# No terminal (/dev/tty, /dev/ptmx, /dev/pts: the host's terminals could be read and typed into)
+# and no /dev/shm here: the launcher grants /dev/shm only when it mounted a private one.
+_DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"]
 
 
 def landlock_grants(plan: SandboxPlan, private: list[str]) -> list[tuple[str, str]]:
@@ -236,7 +238,7 @@ def landlock_grants(plan: SandboxPlan, private: list[str]) -> list[tuple[str, st
     for path in plan.writable:
         _grant_tree(path, "write", plan.hidden, out)
     out += [(p, "write") for p in private]
-    out += [("/dev", "list"), ("/dev/shm", "write"), ("/dev/pts", "device")]
+    out.append(("/dev", "list"))
     out += [(p, "device") for p in _DEVICES if os.path.exists(p)]
     return out
 

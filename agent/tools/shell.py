@@ -74,8 +74,9 @@ def report(res: CommandResult, *, display: str, cwd: str, timeout: float, notes:
     """The ToolResult of a finished command: the output, then one status line."""
     notes = [*notes, *res.notes]
     data = {"command": display, "cwd": cwd, "exit_code": res.exit_code, "duration_s": round(res.duration, 3),
-            "timed_out": res.timed_out, "cancelled": res.cancelled, "truncated": res.truncated, "output_bytes": res.total_bytes,
-            "output_file": res.log_path, "sandbox": res.backend, "limits": {"memory": res.memory_cap}}
+            "timed_out": res.timed_out, "cancelled": res.cancelled, "truncated": res.truncated,
+            "output_bytes": res.total_bytes, "output_file": res.log_path, "sandbox": res.sandbox or res.backend,
+            "limits": {"memory": res.memory_cap}}
     if res.setup_error is not None:
         raise ToolFailure(f"the {res.backend} sandbox could not start the command: {res.setup_error.strip()}")
     if res.cancelled:
