@@ -190,8 +190,19 @@ class ShellSettings(_Section):
     max_log_bytes: int = Field(256 * 1024 * 1024, ge=0, description="Most bytes of one command's full output kept "
                                "in .codeagent/shell/ when the output was cut (0: keep none).")
     keep_logs: int = Field(50, ge=0, description="Most full-output files kept in .codeagent/shell/ (oldest removed).")
-    memory_limit_mb: int = Field(4096, ge=64, description="Memory cap of each process (RLIMIT_DATA: "
-                                 "heap and private mappings; address-space reservations of JVMs/V8 do not count), in MiB.")
+    memory_limit_mb: int = Field(4096, ge=64, description="Memory cap of each command, in MiB: a cgroup limit on all "
+                                 "its processes together where the system allows one (see memory_cgroup), and "
+                                 "RLIMIT_DATA (heap and private mappings) on each process (under a cgroup not "
+                                 "below 1024 MiB, which Node needs to start).")
+    memory_cgroup: bool = Field(True, description="Run each command in its own cgroup limited to memory_limit_mb "
+                                "(cgroup v2 delegation, systemd-run, or a writable cgroup v1 memory controller), "
+                                "which also counts shared memory; false: the rlimits alone.")
+    address_space_factor: float = Field(
+        2.0, ge=0, description="Without a cgroup, RLIMIT_AS = memory_limit_mb x this (0: no RLIMIT_AS), since "
+        "RLIMIT_DATA misses shared memory. Runtimes reserve more address space than they use; measured: Python "
+        "starts in tens of MiB, Node 24 in 1.5 GiB (WebAssembly falls back to bounds checks), the JVM 17 needs about "
+        "3 GiB (1 GiB class space, code cache, a heap it sizes to fit). 2 keeps them all working at the default "
+        "4096 MiB; lower caps may need a higher factor for Node or Java.")
     max_processes: int = Field(4096, ge=16, description="Process cap (RLIMIT_NPROC; counts all processes of the "
                                "user, and the kernel does not apply it to root).")
     max_file_size_mb: int = Field(2048, ge=1, description="Largest file a command may write (RLIMIT_FSIZE), in MiB.")

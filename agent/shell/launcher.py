@@ -1,6 +1,6 @@
 """The process between the agent and a command: `python -s -m agent.shell.launcher SPEC.json`.
 
-It sets the resource limits, then
+It joins the call's memory cgroup (when memcap.py made one), sets the resource limits, then
 - bwrap mode: execs bubblewrap (which kills the whole sandbox when it dies: --die-with-parent and a
   private pid namespace);
 - landlock / off modes: becomes a child subreaper, forks the command (new session; for Landlock the
@@ -127,8 +127,26 @@ def _setup_messages(err_r: int) -> dict[str, Any]:
     return said
 
 
+def join_cgroup(procs_file: str | None) -> str | None:
+    """Move this process into the call's cgroup (memcap.py) before it starts anything; the error."""
+    if not procs_file:
+        return None
+    try:
+        with open(procs_file, "w", encoding="ascii") as fh:
+            fh.write(str(os.getpid()))
+    except OSError as exc:
+        return (f"cannot join the memory cgroup {os.path.dirname(procs_file)}: {exc.strerror or exc} "
+                "(shell.memory_cgroup = false uses the rlimits alone)")
+    return None
+
+
 def run(spec: dict[str, Any]) -> int:
     status_fd = spec.get("status_fd")
+    problem = join_cgroup(spec.get("cgroup_procs"))
+    if problem is not None:
+        _status(status_fd, **{"setup-error": problem})
+        sys.stderr.write(f"codeagent sandbox: {problem}\n")
+        return EXIT_SETUP_FAILED
     if spec["mode"] == "bwrap":
         set_limits(spec["rlimits"])
         os.execvpe(spec["argv"][0], spec["argv"], spec["env"])
