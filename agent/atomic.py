@@ -108,3 +108,19 @@ def disk_hash(path: Path) -> str | None:
         while chunk := fh.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+STATE_IGNORE = "# codeagent's own state; never commit it\n*\n"
+
+
+def ensure_state_dir(folder: Path) -> None:
+    """Create codeagent's state folder (`.codeagent/`) with a `.gitignore` that ignores all of it
+    (so `git add -A`, in or out of the sandbox, never stages the journal or the shell logs). A
+    checked-out repository could make it a symlink to anywhere: never create through one."""
+    if folder.is_symlink():
+        raise OSError(f"{folder} is a symlink; refusing to use it as codeagent's state folder")
+    folder.mkdir(exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists() and not ignore.is_symlink():
+        ignore.write_text(STATE_IGNORE, encoding="utf-8")
+

@@ -83,6 +83,8 @@ FIELD_TRUST: dict[str, Trust] = {
     "shell.max_processes": "tighten",
     "shell.max_file_size_mb": "tighten",
     "shell.tmp_size_mb": "tighten",
+    "shell.memory_cgroup": "user",  # false drops the cap that counts shared memory
+    "shell.address_space_factor": "user",  # 0 means no RLIMIT_AS: lower is not tighter
     "shell.sandbox_uid": "user",
     "shell.system_paths": "user",
     "shell.read_only_paths": "user",

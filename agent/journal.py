@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .atomic import fsync_dir
+from .atomic import ensure_state_dir, fsync_dir
 from .errors import JournalError, UnauthenticatedEntryError
 from .journal_auth import JournalKey
 from .journal_io import CLOEXEC, NOFOLLOW, acquire, open_for_append, read_regular
@@ -168,10 +168,8 @@ class Journal:
         for folder in (self.folder.parent, self.folder):
             if folder.is_symlink():
                 raise JournalError(f"{folder} is a symlink; refusing to write the edit journal through it")
+        ensure_state_dir(self.folder.parent)
         self.folder.mkdir(parents=True, exist_ok=True)
-        ignore = self.folder.parent / ".gitignore"
-        if not ignore.exists() and not ignore.is_symlink():
-            ignore.write_text("# codeagent's own state; never commit it\n*\n", encoding="utf-8")
 
     # ----------------------------------------------------------------- writing
     def begin(self, entry: JournalEntry) -> None:

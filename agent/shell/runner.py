@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..atomic import ensure_state_dir
 from ..config import ShellSettings
 from ..workspace import Workspace
 from .environment import command_env
@@ -111,7 +112,7 @@ def run_command(
     real_home = home or base_env.get("HOME") or os.path.expanduser("~")
     try:
         # before planning, so that it always exists and is always protected
-        workspace.tool_dir.mkdir(exist_ok=True)
+        ensure_state_dir(workspace.tool_dir)
         call_dir = tempfile.mkdtemp(prefix="codeagent-call-")
     except OSError as exc:
         raise CommandSetupError(f"cannot prepare the command: {_why(exc)}") from exc
