@@ -24,12 +24,11 @@ __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "make_c
 
 
 def make_context(root: str, **kw: Any) -> ToolContext:
-    from .config import ConfigError, load_settings
-    from .toolcontext import ToolContext
+    from .bootstrap import open_context
+    from .config import ConfigError
 
     try:
-        settings = load_settings(root)
-        return ToolContext.create(root, settings=settings, **kw)
+        return open_context(root, **kw)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
     except CodeagentError as exc:
@@ -50,7 +49,7 @@ def _read_args(spec: str) -> str:
 
 
 def cmd_tool(args: argparse.Namespace) -> int:
-    from .registry import load_all_tools
+    from .bootstrap import load_all_tools
 
     registry = load_all_tools()
     text = _read_args(args.args)
@@ -76,7 +75,7 @@ def _stream_to_stderr(text: str) -> None:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    from .registry import load_all_tools
+    from .bootstrap import load_all_tools
 
     registry = load_all_tools()
     tools = registry.tools(args.toolset)

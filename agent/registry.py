@@ -199,12 +199,5 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def load_all_tools() -> Registry:
-    """Import every tool module so the registry is complete, and return it."""
-    from . import tools  # noqa: F401  (importing registers)
-
-    return REGISTRY
-
-
 def toolset_names(tools: Iterable[Tool]) -> list[str]:
     return [t.name for t in tools]

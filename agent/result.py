@@ -1,4 +1,4 @@
-"""The data that crosses module boundaries: tool results, locations, file edits."""
+"""The data that crosses module boundaries: tool results, locations, file edits, edit-check outcomes."""
 
 from __future__ import annotations
 
@@ -67,3 +67,12 @@ class FileEdit:
     new_text: str | None
     old_hash: str | None = None
     check_old: bool = True
+
+
+@dataclass(slots=True)
+class CheckOutcome:
+    """What an edit check says of an applied change: reject it (with why) and/or add notes."""
+
+    reject: str | None = None
+    notes: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)

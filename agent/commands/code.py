@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..bootstrap import load_all_tools
 from ..cli import make_context
 from ..config import ConfigError, Settings, load_settings
 from ..errors import ToolUsageError
-from ..registry import load_all_tools
 from .light import (
     EXIT_FAILED,
     EXIT_OK,

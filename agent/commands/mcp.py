@@ -9,8 +9,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ..bootstrap import load_all_tools
 from ..cli import EXIT_OK, make_context
-from ..registry import load_all_tools
 
 if TYPE_CHECKING:
     from ..toolcontext import ToolContext

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Confirm
 
+from ..bootstrap import load_all_tools, open_context
 from ..checkpoint import CheckpointError, git_checkpoint, restore_hint
 from ..cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, make_context, print_json
 from ..config import ConfigError, LLMSettings, Settings, load_settings
@@ -21,7 +22,7 @@ from ..errors import CodeagentError
 from ..llm import LLMClient, Model, ToolCall
 from ..loop import Agent, Display, Limits, Outcome
 from ..prompts import system_prompt, task_message
-from ..registry import Registry, Tool, load_all_tools
+from ..registry import Registry, Tool
 from ..result import ToolResult
 from ..toolcontext import ToolContext
 from ..tools.agent_tools import read_memory
@@ -135,7 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     console = Console(stderr=args.json, highlight=False)
     run_id = new_run_id()
     try:
-        ctx = ToolContext.create(args.root, settings=settings, run_id=run_id)
+        ctx = open_context(args.root, settings=settings, run_id=run_id)
     except CodeagentError as exc:
         raise UsageError(f"--root {args.root!r}: {exc}") from exc
     with ctx:

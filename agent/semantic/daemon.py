@@ -24,9 +24,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from ..bootstrap import load_all_tools, open_context
 from ..config import Settings
-from ..registry import load_all_tools
-from ..toolcontext import ToolContext
 from .daemon_protocol import DaemonError, build_id, recv_message, send_message, settings_id
 from .languages import server_language
 from .sessions import notify_changed, session_for
@@ -50,7 +49,7 @@ class Daemon:
         self.build = build_id()
         self.settings_id = settings_id(settings)
         self.known_inputs: set[str] = set()  # fingerprints (daemon_protocol.inputs_id) of these settings
-        self.ctx = ToolContext.create(root, settings=settings)
+        self.ctx = open_context(root, settings=settings)
         for language in warm or []:
             # Start the server the first request needs now: it indexes while the tools load.
             threading.Thread(target=self._warm, args=(language, warm_files or []), daemon=True).start()

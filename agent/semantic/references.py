@@ -215,7 +215,7 @@ def _syntactic_definitions(ctx: ToolContext, target: Target) -> list[FileLocatio
     if occ is not None and occ.defined:
         return [FileLocation(target.real, Range(Position(o.line, o.column), Position(o.line, o.end_column)))
                 for o in occ.occurrences if o.is_definition]
-    from ..syntax import get_index
+    from ..services import get_index
 
     root = ctx.workspace.root
     out = []

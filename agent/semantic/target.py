@@ -107,7 +107,7 @@ def resolve_target(
 
 
 def _find_symbol(ctx: ToolContext, symbol: str, file_path: str | None) -> tuple[str, int, int]:
-    from ..syntax import get_index
+    from ..services import get_index
 
     index = get_index(ctx)
     wanted = symbol.strip()
