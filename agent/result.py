@@ -9,12 +9,18 @@ from typing import Any
 
 @dataclass(slots=True)
 class ToolResult:
-    """What every tool returns. `output` is what the model reads; `data` is structured extra."""
+    """What every tool returns. `output` is what the model reads; `data` is structured extra.
+
+    The agent loop knows no tool by name; of a successful result it reads `data["finished"]`
+    (True: the run ends, `output` is its summary), `data["files"]` (workspace paths the call
+    changed) and `viewed` (path, whole): a file whose text the output showed, and whether all of
+    it. `viewed` is for the loop only: it is not part of `to_dict`."""
 
     success: bool
     output: str = ""
     error: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    viewed: tuple[str, bool] | None = None
 
     @classmethod
     def ok(cls, output: str, **data: Any) -> ToolResult:

@@ -27,7 +27,7 @@ def client(server: FakeOpenAI, sleeps: list[float] | None = None, **kw: Any) -> 
 @pytest.fixture(scope="module")
 def tools() -> list:
     reg = load_all_tools()
-    return [reg.get("read_file"), reg.get("finish")]
+    return [reg.get("read_file").openai_schema(), reg.get("finish").openai_schema()]
 
 
 def test_native_parallel_tool_calls_and_usage(tools: list) -> None:
