@@ -51,8 +51,8 @@ def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bo
     The daemon path imports no tool code here: a warm call costs little more than the answer."""
     settings = _settings(root)
     if use_daemon and settings.lsp.daemon == "auto":
-        from ..semantic.daemon_client import DaemonClient
-        from ..semantic.daemon_protocol import DaemonError
+        from ..daemon.client import DaemonClient
+        from ..daemon.protocol import DaemonError
 
         try:
             result = DaemonClient(root, settings, fork=True).call_tool(name, tool_args)
@@ -164,8 +164,8 @@ def cmd_servers_install(args: argparse.Namespace) -> int:
 
 
 def cmd_daemon(args: argparse.Namespace) -> int:
-    from ..semantic.daemon_client import DaemonClient
-    from ..semantic.daemon_protocol import DaemonError
+    from ..daemon.client import DaemonClient
+    from ..daemon.protocol import DaemonError
 
     root = _root(args.root)
     client = DaemonClient(root, _settings(root), fork=True)

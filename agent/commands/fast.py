@@ -85,7 +85,7 @@ def try_fast(argv: Sequence[str]) -> int | None:
 
 
 def _ask(root: Path, name: str, tool_args: dict[str, Any]) -> dict[str, Any] | None:
-    from ..semantic.daemon_protocol import (
+    from ..daemon.protocol import (
         DaemonError,
         build_id,
         inputs_id,

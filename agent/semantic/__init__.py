@@ -11,7 +11,8 @@
     filecache.py    file texts and code occurrences kept while files are unchanged (a ctx service)
     watch.py        source files created or deleted since the last look (folder mtimes)
     compare.py      `rename --compare`: semantic rename vs word-boundary text replacement
-    daemon*.py      the per-workspace background process keeping servers warm, and its client
 
-Nothing is imported here: the CLI's daemon client must stay light to start.
+It may import the tool context, the syntax layer, the workspace and lsp_bridge; never the tools,
+the daemon (agent/daemon/ hosts this layer) or the entry points. Nothing is imported here: the
+CLI's daemon client must stay light to start.
 """

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from semantic_helpers import DAEMON_IDLE, codeagent_command, copy_fixture, run_cli, stop_daemon, tree
 
-from agent.semantic.daemon_client import process_alive
+from agent.daemon.client import process_alive
 
 pytestmark = pytest.mark.timeout(900)
 

@@ -14,9 +14,9 @@ from semantic_helpers import run_cli, stop_daemon
 from agent.cli import UsageError
 from agent.commands.code import parse_target
 from agent.config import LspSettings, Settings
+from agent.daemon.client import DaemonClient, process_alive
+from agent.daemon.protocol import DaemonError, recv_message
 from agent.errors import ToolFailure
-from agent.semantic.daemon_client import DaemonClient, process_alive
-from agent.semantic.daemon_protocol import DaemonError, recv_message
 from agent.semantic.identifiers import check_identifier, identifier_problem
 from agent.semantic.target import identifier_at, to_position
 from agent.semantic.watch import NewFileWatcher
@@ -309,7 +309,7 @@ def test_servers_install_reports_the_pip_installed_server() -> None:
 
 
 def test_prune_states_removes_folders_of_gone_workspaces(tmp_path: Path) -> None:
-    from agent.semantic.daemon_protocol import prune_states
+    from agent.daemon.protocol import prune_states
 
     daemons = tmp_path / "daemons"
     alive_root = tmp_path / "still-here"
