@@ -15,9 +15,7 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .errors import ToolFailure, WorkspaceError
+from .ripgrep import find_rg
 from .textcodec import decode_raw
 
 Engine = Literal["auto", "ripgrep", "python"]
@@ -73,12 +72,6 @@ class Outcome:
     engine: str = "python"
     timed_out: bool = False
     note: str | None = None
-
-
-def find_rg() -> str | None:
-    """The `rg` of this environment (the ripgrep wheel puts it beside the interpreter), or PATH's."""
-    here = shutil.which("rg", path=os.path.dirname(sys.executable))
-    return here or shutil.which("rg")
 
 
 def compile_python(query: Query) -> re.Pattern[str]:

@@ -12,7 +12,7 @@ import pytest
 from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, WorkspaceSettings
 from agent.result import ToolResult
-from agent.textsearch import find_rg
+from agent.ripgrep import find_rg
 from agent.toolcontext import ToolContext
 from agent.walk import compile_glob
 

@@ -109,8 +109,8 @@ def cmd_rename(args: argparse.Namespace) -> int:
 
 
 def _compare(root: Path, result: dict[str, Any]) -> str:
+    from ..languages import server_language
     from ..semantic.compare import Site, compare_rename, format_compare
-    from ..semantic.languages import server_language
     from ..toolcontext import ToolContext
     from ..workspace import Workspace
 

@@ -11,12 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..languages import SOURCE_SUFFIXES
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 _POSITION = re.compile(r"^(?P<path>.+):(?P<line>\d+):(?P<col>\d+)$")
 _LINE_ONLY = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 _IN_FILE = re.compile(r"^(?P<path>.+?)::(?P<symbol>.+)$")
-_SOURCE_SUFFIX = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$")
+_SOURCE_SUFFIXES = SOURCE_SUFFIXES  # a bare name ending like a source file is a path typed without PATH:
 POSITION_ONLY, LINE_ONLY = _POSITION, _LINE_ONLY  # `diagnostics PATH:LINE[:COL]` checks the whole file
 
 
@@ -52,7 +54,7 @@ def parse_target(raw: str, root: Path) -> dict[str, Any]:
         return {"file_path": file_arg(m["path"], root), "symbol": m["symbol"]}
     if _LINE_ONLY.match(text):
         raise UsageError(f"{raw!r}: give the column too, as PATH:LINE:COL (1-based, in characters)")
-    if "/" in text or _SOURCE_SUFFIX.search(text) or not text:
+    if "/" in text or text.endswith(_SOURCE_SUFFIXES) or not text:
         raise UsageError(f"{raw!r}: expected PATH:LINE:COL, PATH::NAME or a symbol name such as Class.method")
     return {"symbol": text}
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..semantic.languages import server_language
+from ..languages import server_language
 from .protocol import (
     DaemonError,
     NoDaemon,

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..bootstrap import load_all_tools, open_context
 from ..config import Settings
-from ..semantic.languages import server_language
+from ..languages import server_language
 from ..semantic.sessions import notify_changed, session_for
 from ..semantic.textscan import SourceListing, source_listing
 from .protocol import DaemonError, build_id, recv_message, send_message, settings_id

@@ -15,10 +15,10 @@ from typing import Any
 from lsp_bridge import Diagnostic, LspSession
 from lsp_bridge.errors import BridgeError
 
+from ..languages import server_language
 from ..toolcontext import CheckOutcome, ToolContext
 from ..workspace import Applied
 from .filecache import forget_written
-from .languages import server_language
 from .sessions import notify_changed, running_sessions
 
 SHOWN_SEVERITIES = ("error", "warning")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import Settings
-from .languages import server_language
+from ..languages import server_language
 
 
 def start_server_early(settings: Settings, root: Path, file_path: str | Path) -> bool:

@@ -7,6 +7,7 @@ Use `session_for(ctx, language)` to get a server (started lazily by the bridge),
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from lsp_bridge.errors import BridgeError, ServerCrashed, ServerNotInstalled, Se
 from lsp_bridge.servers import get_spec
 
 from ..errors import ToolFailure
+from ..languages import language_ids
 from ..toolcontext import ToolContext
 
 LSP_SERVICE = "lsp"
@@ -38,6 +40,7 @@ def _make_pool(ctx: ToolContext) -> SessionPool:
             request_timeout=lsp.request_timeout,
             ready_timeout=lsp.ready_timeout,
             watch_files=lsp.watch_files,
+            language_ids={language: language_ids(language) for language in ("python", "typescript")},
         )
     except BridgeError as exc:  # an unknown server name in the configuration
         raise ToolFailure(f"lsp settings: {exc}") from exc
@@ -64,7 +67,7 @@ def session_for(ctx: ToolContext, language: str) -> LspSession:
     if command:
         sessions = _custom_sessions(ctx)
         if language not in sessions:
-            spec = get_spec(_settings_servers(ctx)[language])
+            spec = dataclasses.replace(get_spec(_settings_servers(ctx)[language]), language_ids=language_ids(language))
             sessions[language] = LspSession(
                 ctx.workspace.root, spec, command=command, request_timeout=lsp.request_timeout,
                 ready_timeout=lsp.ready_timeout, watch_files=lsp.watch_files)

@@ -13,18 +13,17 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import os
-import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..languages import server_language, suffixes_of, syntax_language
+from ..ripgrep import find_rg
 from ..toolcontext import ToolContext
 from ..walk import iter_files
 from .filecache import file_cache
-from .languages import server_language, syntax_language
 from .watch import NewFileWatcher
 
 MAX_FILES = 5_000
@@ -35,18 +34,7 @@ _executor = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_pre
 # Parses candidate files while the server computes its answer (the review list needs them after).
 _prepare_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeagent-prepare")
 
-_FAMILY_GLOBS = {
-    "python": ("*.py", "*.pyi"),
-    "typescript": ("*.ts", "*.tsx", "*.mts", "*.cts", "*.js", "*.jsx", "*.mjs", "*.cjs"),
-}
-
-
-def _rg() -> str | None:
-    found = shutil.which("rg")
-    if found:
-        return found
-    beside = Path(sys.executable).parent / "rg"  # the `ripgrep` wheel installs it next to python
-    return str(beside) if beside.exists() else None
+_FAMILY_GLOBS = {family: tuple(f"*{s}" for s in suffixes_of(server=family)) for family in ("python", "typescript")}
 
 
 def _rg_command(rg: str, ctx: ToolContext, family: str) -> list[str]:
@@ -101,7 +89,7 @@ class SourceListing:
         with self._lock:
             if family in self._files:
                 return self._files[family]
-        rg = _rg()
+        rg = find_rg()
         if rg is None or family not in _FAMILY_GLOBS:
             return None
         try:
@@ -146,7 +134,7 @@ class NameSearch:
         self._result: concurrent.futures.Future[list[str]] | None = None
         listing = source_listing(ctx) if ctx.has_service(_LISTING) else None
         self._listing = listing if listing is not None and listing.ready else None
-        rg = _rg()
+        rg = find_rg()
         if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
             cmd = [*_rg_command(rg, ctx, family), "--files-with-matches", "--word-regexp", "--fixed-strings",
                    "-e", name, "--", "."]
