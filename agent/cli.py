@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .commands.light import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
+from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
 from .errors import CodeagentError, ToolUsageError
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .commands.fast import try_fast  # a warm daemon answers before the heavy imports
+    from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
 
     fast = try_fast(list(sys.argv[1:] if argv is None else argv))
     if fast is not None:

@@ -97,10 +97,10 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "agent.changes": ("agent.tools", "agent.semantic", "agent.syntax"),
 }
 # The warm-daemon fast path runs on the standard library and these modules only.
-FAST_PATH = "agent.commands.fast"
-FAST_PATH_MAY_REACH = {"agent", "agent.commands", "agent.commands.fast", "agent.commands.output", "agent.errors",
-                       "agent.languages", "agent.configpaths", "agent.daemon", "agent.daemon.protocol",
-                       "agent.commands.light", "agent.semantic", "agent.semantic.daemon_protocol"}
+FAST_PATH = "agent.commands.via_daemon"
+FAST_PATH_MAY_REACH = {"agent", "agent.commands", "agent.commands.via_daemon", "agent.commands.output",
+                       "agent.commands.arguments", "agent.errors", "agent.languages", "agent.configpaths",
+                       "agent.daemon", "agent.daemon.protocol"}
 
 
 def _module_name(path: Path, repo: Path) -> str:
@@ -269,7 +269,7 @@ def layer_of(module: str) -> str:
 
 def test_the_warm_fast_path_imports_almost_nothing() -> None:
     """`codeagent refs` with a warm daemon runs on the standard library and these few modules:
-    no pydantic, no settings, no tools (see agent/commands/fast.py)."""
+    no pydantic, no settings, no tools (see agent/commands/via_daemon.py)."""
     graph = import_graph()
     seen, todo = set(), ["agent.cli", FAST_PATH]
     while todo:

@@ -18,17 +18,8 @@ from ..bootstrap import load_all_tools
 from ..cli import make_context
 from ..config import ConfigError, Settings, load_settings
 from ..errors import ToolUsageError
-from .light import (
-    EXIT_FAILED,
-    EXIT_OK,
-    LINE_ONLY,
-    POSITION_ONLY,
-    UsageError,
-    emit,
-    file_arg,
-    parse_target,
-    print_json,
-)
+from .arguments import COMMAND_HELP, TOOLS, add_arguments, add_common, tool_args
+from .output import EXIT_FAILED, EXIT_OK, UsageError, emit, print_json
 
 
 # ---------------------------------------------------------------------------------- running a tool
@@ -83,26 +74,11 @@ def _emit(args: argparse.Namespace, result: dict[str, Any], text: str | None = N
     return emit(bool(args.json), result, text)
 
 
-def cmd_def(args: argparse.Namespace) -> int:
+def cmd_semantic(args: argparse.Namespace) -> int:
+    """def, refs, rename, diagnostics: the command's tool, in the daemon or in this process."""
     root = _root(args.root)
-    result = run_tool(root, "find_definition", parse_target(args.target, root), use_daemon=not args.no_daemon)
-    return _emit(args, result)
-
-
-def cmd_refs(args: argparse.Namespace) -> int:
-    root = _root(args.root)
-    tool_args = {**parse_target(args.target, root), "include_declaration": not args.no_declaration}
-    result = run_tool(root, "find_references", tool_args, use_daemon=not args.no_daemon)
-    return _emit(args, result)
-
-
-def cmd_rename(args: argparse.Namespace) -> int:
-    root = _root(args.root)
-    tool_args = {**parse_target(args.target, root), "new_name": args.new_name,
-                 "dry_run": bool(args.dry_run or args.compare), "allow_syntactic": args.allow_syntactic,
-                 "check_diagnostics": args.check}
-    result = run_tool(root, "rename_symbol", tool_args, use_daemon=not args.no_daemon)
-    if not args.compare or not result.get("success"):
+    result = run_tool(root, TOOLS[args.command], tool_args(args.command, args, root), use_daemon=not args.no_daemon)
+    if args.command != "rename" or not args.compare or not result.get("success"):
         return _emit(args, result)
     text = _compare(root, result)
     return _emit(args, result, text)
@@ -125,15 +101,6 @@ def _compare(root: Path, result: dict[str, Any]) -> str:
     data["compare"] = compared
     text = format_compare(ctx, compared, data["old_name"], data["new_name"])
     return f"{text}\n(nothing was written: --compare is a dry run)"
-
-
-def cmd_diagnostics(args: argparse.Namespace) -> int:
-    root = _root(args.root)
-    raw = args.path
-    m = POSITION_ONLY.match(raw) or LINE_ONLY.match(raw)
-    path = m["path"] if m else raw
-    result = run_tool(root, "get_diagnostics", {"file_path": file_arg(path, root)}, use_daemon=not args.no_daemon)
-    return _emit(args, result)
 
 
 # ---------------------------------------------------------------------------------- servers, daemon
@@ -195,47 +162,11 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     return EXIT_OK if out["success"] else EXIT_FAILED
 
 
-def _common(p: argparse.ArgumentParser, *, daemon: bool = True) -> None:
-    p.add_argument("--root", default=".", help="workspace root (default: the current folder)")
-    p.add_argument("--json", action="store_true", help="print one JSON object (the tool result)")
-    if daemon:
-        p.add_argument("--no-daemon", action="store_true", help="run in this process (no background server)")
-
-
 def register(sub: Any) -> None:
-    target_help = "PATH:LINE:COL (1-based, columns in characters), PATH::NAME or a name such as Class.method"
-
-    p = sub.add_parser("def", help="where a symbol is defined")
-    p.add_argument("target", help=target_help)
-    _common(p)
-    p.set_defaults(func=cmd_def)
-
-    p = sub.add_parser("refs", help="every reference to a symbol, grouped by file")
-    p.add_argument("target", help=target_help)
-    p.add_argument("--no-declaration", action="store_true", help="leave the definition itself out")
-    _common(p)
-    p.set_defaults(func=cmd_refs)
-
-    p = sub.add_parser("rename", help="rename a symbol everywhere (language server; one undo)")
-    p.add_argument("target", help=target_help)
-    p.add_argument("new_name", help="the new identifier")
-    p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
-    p.add_argument("--compare", action="store_true",
-                   help="dry run, side by side with a word-boundary text replacement: what it would wrongly "
-                   "change and what it would miss")
-    p.add_argument("--allow-syntactic", action="store_true",
-                   help="without a language server, rename same-named identifiers in other files too")
-    p.add_argument("--check", action="store_true",
-                   help="after writing, wait for the language server to re-check the changed files and report "
-                   "the errors the rename introduced (off by default: a full re-check of every changed file "
-                   "costs seconds on big files; the agent's rename_symbol tool always checks)")
-    _common(p)
-    p.set_defaults(func=cmd_rename)
-
-    p = sub.add_parser("diagnostics", help="errors and warnings of a file")
-    p.add_argument("path", help="PATH (PATH:LINE:COL is accepted; the whole file is checked)")
-    _common(p)
-    p.set_defaults(func=cmd_diagnostics)
+    for command in ("def", "refs", "rename", "diagnostics"):
+        p = sub.add_parser(command, help=COMMAND_HELP[command])
+        add_arguments(p, command)
+        p.set_defaults(func=cmd_semantic)
 
     p = sub.add_parser("servers", help="language servers")
     servers = p.add_subparsers(dest="servers_command", required=True, metavar="ACTION")
@@ -243,10 +174,10 @@ def register(sub: Any) -> None:
     q.add_argument("names", nargs="*", help="servers to install (default: the configured ones), e.g. tsc pyright")
     q.add_argument("--dir", help="install folder (default: settings lsp.install_dir or the user cache)")
     q.add_argument("--force", action="store_true", help="reinstall even if present")
-    _common(q, daemon=False)
+    add_common(q, daemon=False)
     q.set_defaults(func=cmd_servers_install)
 
     p = sub.add_parser("daemon", help="the background process keeping language servers warm")
     p.add_argument("action", choices=["start", "stop", "status"])
-    _common(p, daemon=False)
+    add_common(p, daemon=False)
     p.set_defaults(func=cmd_daemon)

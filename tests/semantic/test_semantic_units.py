@@ -12,7 +12,7 @@ import pytest
 from semantic_helpers import run_cli, stop_daemon
 
 from agent.cli import UsageError
-from agent.commands.code import parse_target
+from agent.commands.arguments import parse_target
 from agent.config import LspSettings, Settings
 from agent.daemon.client import DaemonClient, process_alive
 from agent.daemon.protocol import DaemonError, recv_message
