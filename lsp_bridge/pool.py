@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lsp_bridge.documents import SKIP_DIRS
 from lsp_bridge.errors import BridgeError
 from lsp_bridge.loop import LoopThread, shared_loop
 from lsp_bridge.servers import DEFAULT_SERVERS, get_spec
@@ -26,14 +27,16 @@ class SessionPool:
     Configuration is passed in (the bridge reads no config of its own): `servers` maps a language
     to a server name (see `lsp_bridge.servers.SERVERS`), `settings` maps a language to settings
     merged over the server's defaults, `cache_dir` is where npm servers are installed,
-    `language_ids` maps a language to the caller's suffix → languageId table (default: the spec's).
+    `language_ids` maps a language to the caller's suffix → languageId table (default: the spec's),
+    `skip_dirs` are folder names whose files are never synced (default: documents.SKIP_DIRS).
     """
 
     def __init__(self, *, servers: Mapping[str, str] | None = None, cache_dir: Path | None = None,
                  auto_install: bool = True, settings: Mapping[str, Mapping[str, Any]] | None = None,
                  request_timeout: float = 60.0, ready_timeout: float = 300.0, start_timeout: float = 60.0,
                  loop: LoopThread | None = None, watch_files: bool = True,
-                 language_ids: Mapping[str, Mapping[str, str]] | None = None) -> None:
+                 language_ids: Mapping[str, Mapping[str, str]] | None = None,
+                 skip_dirs: frozenset[str] = SKIP_DIRS) -> None:
         self._servers = {**DEFAULT_SERVERS, **(servers or {})}
         for name in self._servers.values():
             get_spec(name)  # unknown names fail here, not at first use
@@ -41,6 +44,7 @@ class SessionPool:
         self._auto_install = auto_install
         self._settings = dict(settings or {})
         self._language_ids = dict(language_ids or {})
+        self._skip_dirs = skip_dirs
         self._request_timeout = request_timeout
         self._ready_timeout = ready_timeout
         self._start_timeout = start_timeout
@@ -70,7 +74,7 @@ class SessionPool:
                     cache_dir=self._cache_dir, auto_install=self._auto_install,
                     settings=self._settings.get(lang), request_timeout=self._request_timeout,
                     ready_timeout=self._ready_timeout, start_timeout=self._start_timeout,
-                    watch_files=self._watch_files)
+                    watch_files=self._watch_files, skip_dirs=self._skip_dirs)
                 self._sessions[key] = session
             return session
 

@@ -37,10 +37,10 @@ def _settings(root: Path) -> Settings:
         raise UsageError(str(exc)) from exc
 
 
-def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bool) -> dict[str, Any]:
+def run_tool(root: Path, settings: Settings, name: str, tool_args: dict[str, Any], *,
+             use_daemon: bool) -> dict[str, Any]:
     """Run one tool in the daemon (or in-process) and return its result as a JSON-ready dict.
     The daemon path imports no tool code here: a warm call costs little more than the answer."""
-    settings = _settings(root)
     if use_daemon and settings.lsp.daemon == "auto":
         from ..daemon.client import DaemonClient
         from ..daemon.protocol import DaemonError
@@ -63,7 +63,7 @@ def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bo
         tool, params = registry.validate(name, tool_args)
     except ToolUsageError as exc:
         raise UsageError(str(exc)) from exc
-    with make_context(str(root)) as ctx:
+    with make_context(str(root), settings=settings) as ctx:
         result = registry.execute(ctx, tool, params).to_dict()
     # The same JSON round trip the daemon's answer makes, so both print exactly the same.
     out: dict[str, Any] = json.loads(json.dumps(result, default=str))
@@ -77,21 +77,22 @@ def _emit(args: argparse.Namespace, result: dict[str, Any], text: str | None = N
 def cmd_semantic(args: argparse.Namespace) -> int:
     """def, refs, rename, diagnostics: the command's tool, in the daemon or in this process."""
     root = _root(args.root)
-    result = run_tool(root, TOOLS[args.command], tool_args(args.command, args, root), use_daemon=not args.no_daemon)
+    settings = _settings(root)  # once per command: the daemon and the tools get these
+    result = run_tool(root, settings, TOOLS[args.command], tool_args(args.command, args, root),
+                      use_daemon=not args.no_daemon)
     if args.command != "rename" or not args.compare or not result.get("success"):
         return _emit(args, result)
-    text = _compare(root, result)
+    text = _compare(root, settings, result)
     return _emit(args, result, text)
 
 
-def _compare(root: Path, result: dict[str, Any]) -> str:
+def _compare(root: Path, settings: Settings, result: dict[str, Any]) -> str:
     from ..languages import server_language
     from ..semantic.compare import Site, compare_rename, format_compare
     from ..toolcontext import ToolContext
     from ..workspace import Workspace
 
     data = result["data"]
-    settings = _settings(root)
     ctx = ToolContext(Workspace(root, max_read_bytes=settings.workspace.max_read_bytes), settings)
     planned = [Site(s["path"], s["line"], s["column"]) for s in data.get("sites", [])]
     family = server_language(data["target"].rsplit(":", 2)[0])

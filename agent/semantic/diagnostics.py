@@ -194,6 +194,7 @@ def file_diagnostics(ctx: ToolContext, file_path: str) -> tuple[str, str, list[D
         found = session_for(ctx, language).diagnostics(real)
     except UNAVAILABLE as exc:
         raise ToolFailure(f"get_diagnostics {doc.path}: {server_unavailable(exc)}") from exc
-    except BridgeError as exc:
-        raise ToolFailure(f"get_diagnostics {doc.path}: {exc}") from exc
+    except BridgeError as exc:  # the registry turns it into the result; say which file
+        exc.add_note(doc.path)
+        raise
     return doc.path, doc.text, found

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_bridge import FileLocation
-from lsp_bridge.errors import BridgeError, NotReady
+from lsp_bridge.errors import NotReady
 
 from ..changes import bounded
 from ..errors import ToolFailure
@@ -117,8 +117,6 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool)
         refs, why = _syntactic_refs(target, include_declaration)
         source, complete = "syntactic", False
         notes.append(f"{server_unavailable(exc)}\n{why}")
-    except BridgeError as exc:
-        raise ToolFailure(f"find_references: {exc}") from exc
     if source == "lsp" and refs.count == 0:
         notes.append("the server found no references here (is this a name the server can resolve?)")
     # Same-file hits of a syntactic answer are its own scope analysis; only other files count.
@@ -185,8 +183,6 @@ def find_definition(ctx: ToolContext, target: Target) -> ToolResult:
     except UNAVAILABLE as exc:
         locations, note = _syntactic_definitions(ctx, target), server_unavailable(exc)
         source = "syntactic"
-    except BridgeError as exc:
-        raise ToolFailure(f"find_definition: {exc}") from exc
     lines = LineCache(ctx)
     found = []
     for loc in locations:
