@@ -74,7 +74,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     # the syntax layer knows no tool, no tool context, no entry point and no terminal
     "agent.syntax": ("agent.toolcontext", "agent.registry", "agent.tools", "agent.services", "agent.bootstrap",
                      "agent.cli", "agent.commands", "agent.progressbar", "agent.semantic", "agent.rename",
-                     "agent.daemon", "agent.changes", "rich"),
+                     "agent.daemon", "agent.commit", "rich"),
     # tools know neither the CLI nor the model, nor what hosts them
     "agent.tools": ("agent.cli", "agent.commands", "agent.llm", "agent.loop", "agent.prompts", "agent.context",
                     "agent.daemon", "agent.mcp_server", "agent.bootstrap", "openai"),
@@ -94,7 +94,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "agent.workspace": ("agent.toolcontext", "agent.registry", "agent.tools", "agent.syntax", "agent.semantic"),
     "agent.config": ("agent.toolcontext", "agent.registry", "agent.tools", "agent.syntax", "agent.semantic"),
     # the daemon hosts the tools; nothing below it knows it (the CLI's client does)
-    "agent.changes": ("agent.tools", "agent.semantic", "agent.syntax"),
+    "agent.commit": ("agent.tools", "agent.semantic", "agent.syntax"),
 }
 # The warm-daemon fast path runs on the standard library and these modules only.
 FAST_PATH = "agent.commands.via_daemon"

@@ -54,8 +54,8 @@ def run_tool(root: Path, settings: Settings, name: str, tool_args: dict[str, Any
                 raise UsageError(str(result.get("error")))
             return result
     file_path = tool_args.get("file_path")
-    if isinstance(file_path, str):  # the server boots while the tools load (lsp_bridge.prespawn)
-        from ..semantic.early import start_server_early
+    if isinstance(file_path, str):  # the server boots while the tools load (lsp_bridge.processes)
+        from ..semantic.processes import start_server_early
 
         start_server_early(settings, root, file_path)
     registry = load_all_tools()

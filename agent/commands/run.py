@@ -25,7 +25,7 @@ from ..prompts import system_prompt, task_message
 from ..registry import Registry, Tool
 from ..result import ToolResult
 from ..toolcontext import ToolContext
-from ..tools.agent_tools import read_memory
+from ..tools.memory import read_memory
 from ..trajectory import Trajectory, TrajectoryError, list_runs, new_run_id, read_events, replay
 
 EXIT_INTERRUPTED = 130

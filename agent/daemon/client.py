@@ -193,7 +193,7 @@ class DaemonClient:
                 os.dup2(devnull, fd)
             os.chdir(self.state)
             if warm:  # the server boots while the daemon's modules load
-                from ..semantic.early import start_language_early
+                from ..semantic.processes import start_language_early
 
                 start_language_early(self.settings, self.root, warm)
             from .server import run

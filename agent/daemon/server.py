@@ -27,8 +27,8 @@ from typing import Any
 from ..bootstrap import load_all_tools, open_context
 from ..config import Settings
 from ..languages import server_language
+from ..semantic.name_occurrences import SourceListing, source_listing
 from ..semantic.sessions import notify_changed, session_for
-from ..semantic.textscan import SourceListing, source_listing
 from .protocol import DaemonError, build_id, recv_message, send_message, settings_id
 
 log = logging.getLogger("codeagent.daemon")
@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     state = Path(args.state)
     settings = Settings.model_validate_json((state / "settings.json").read_text(encoding="utf-8"))
-    from ..semantic.early import start_language_early
+    from ..semantic.processes import start_language_early
 
     for language in args.warm:  # the server boots while this process loads the tools
         start_language_early(settings, Path(args.root), language)

@@ -11,14 +11,14 @@ from typing import Any
 from lsp_bridge import FileLocation
 from lsp_bridge.errors import NotReady
 
-from ..changes import bounded
+from ..commit import bounded
 from ..errors import ToolFailure
 from ..result import ToolResult
 from ..toolcontext import ToolContext
 from .filecache import file_cache
+from .name_occurrences import NameSearch, unconfirmed_hits
 from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path, inside_workspace
-from .textscan import NameSearch, unconfirmed_hits
 
 MAX_LINE_CHARS = 200
 MAX_UNCONFIRMED = 30

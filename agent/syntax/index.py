@@ -19,7 +19,7 @@ from ..errors import OutsideWorkspaceError
 from ..result import Location
 from .extract import FileRecord, Job, digest_of, extract
 from .languages import fingerprint
-from .search import Scored, name_score, normalize, query_segments, score_entry, typo_candidates
+from .name_match import Scored, name_score, normalize, query_segments, score_entry, typo_candidates
 from .sources import source_files
 from .store import IndexStore
 from .symbols import Entry
@@ -258,7 +258,7 @@ class SymbolIndex:
 
     def find(self, query: str, *, kind: str | None = None, under: str = "", limit: int = 20,
              refresh: bool = True) -> list[SymbolMatch]:
-        """Definitions matching `query` (a name or name path; see `search.py`), best first."""
+        """Definitions matching `query` (a name or name path; see `name_match.py`), best first."""
         segments = query_segments(query)
         if not segments:
             return []

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..changes import commit
+from ..commit import commit
 from ..errors import ToolFailure
 from ..registry import tool
 from ..result import FileEdit, ToolResult

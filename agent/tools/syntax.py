@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..changes import bounded
+from ..commit import bounded
 from ..errors import ToolFailure
 from ..registry import tool
 from ..result import ToolResult

@@ -120,7 +120,7 @@ def test_watched_file_cache_trusts_texts_until_an_event_names_them(tmp_path: Pat
 
     from agent.bootstrap import open_context
     from agent.semantic.filecache import file_cache, forget_written
-    from agent.semantic.textscan import source_listing
+    from agent.semantic.name_occurrences import source_listing
 
     (tmp_path / "pkg").mkdir()
     target = tmp_path / "pkg" / "a.py"
@@ -162,7 +162,7 @@ def test_word_index_follows_edits_deletions_and_new_files(tmp_path: Path) -> Non
     from agent.bootstrap import open_context
     from agent.semantic import filecache
     from agent.semantic.filecache import file_cache
-    from agent.semantic.textscan import NameSearch, source_listing
+    from agent.semantic.name_occurrences import NameSearch, source_listing
     from agent.toolcontext import ToolContext
 
     (tmp_path / "pkg").mkdir()
@@ -331,7 +331,7 @@ def test_unconfirmed_hits_agree_with_and_without_cached_occurrences(tmp_path: Pa
     parsed during the request (cached occurrences) or are parsed afterwards."""
     from agent.bootstrap import open_context
     from agent.semantic.filecache import file_cache
-    from agent.semantic.textscan import NameSearch, unconfirmed_hits
+    from agent.semantic.name_occurrences import NameSearch, unconfirmed_hits
     from agent.toolcontext import ToolContext
 
     (tmp_path / "a.py").write_text("def total(x):\n    return x  # total\n\nprint(total(1), 'total')\n")
