@@ -8,31 +8,15 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
 from .errors import CodeagentError, ToolUsageError
-
-if TYPE_CHECKING:
-    from .toolcontext import ToolContext
 
 # Families add their module here: each has `register(subparsers) -> None`.
 COMMAND_MODULES: list[str] = ["agent.commands.run_arguments", "agent.commands.code", "agent.commands.mcp",
                                "agent.commands.syntax"]
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "make_context", "print_json"]
-
-
-def make_context(root: str, **kw: Any) -> ToolContext:
-    from .bootstrap import open_context
-    from .config import ConfigError
-
-    try:
-        return open_context(root, **kw)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from exc
-    except CodeagentError as exc:
-        raise UsageError(f"--root {root!r}: {exc}") from exc
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_json"]
 
 
 def _read_args(spec: str) -> str:
@@ -63,6 +47,8 @@ def cmd_tool(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     # --stream: a command's output live on stderr, so stdout stays one JSON object
     on_output = _stream_to_stderr if args.stream else None
+    from .commands.context import make_context
+
     with make_context(args.root, on_output=on_output) as ctx:
         result = registry.execute(ctx, tool, params)
     print_json(result.to_dict())
@@ -90,6 +76,8 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
+    from .commands.context import make_context
+
     with make_context(args.root) as ctx:
         ws = ctx.workspace
         if getattr(args, "run", None):

@@ -89,6 +89,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     # the registry is below the tools it registers
     "agent.registry": ("agent.tools", "agent.bootstrap", "agent.cli", "agent.commands"),
     "agent.toolcontext": ("agent.syntax", "agent.semantic", "agent.tools", "agent.bootstrap"),
+    # the command modules are below the `codeagent` entry point that registers them
+    "agent.commands": ("agent.cli",),
     # the lowest layer: data types, errors, settings, the workspace
     "agent.result": ("agent.",), "agent.errors": ("agent.",),
     "agent.workspace": ("agent.toolcontext", "agent.registry", "agent.tools", "agent.syntax", "agent.semantic"),

@@ -6,6 +6,7 @@
     via_daemon.py     those four answered by a warm daemon before any heavy import (stdlib only)
     code.py           def, refs, rename, diagnostics, servers install, daemon start|stop|status
     run_arguments.py  registers run, runs, replay; run.py holds them (imported only when called)
+    context.py        make_context: the tool context of one command, errors as usage errors
     mcp.py, syntax.py `codeagent mcp`, `codeagent index`
 
 Commands are entry points: they may import any layer (through agent/bootstrap.py for a tool

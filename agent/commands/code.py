@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..bootstrap import load_all_tools
-from ..cli import make_context
 from ..config import ConfigError, Settings, load_settings
 from ..errors import ToolUsageError
 from .arguments import COMMAND_HELP, TOOLS, add_arguments, add_common, tool_args
+from .context import make_context
 from .output import EXIT_FAILED, EXIT_OK, UsageError, emit, print_json
 
 

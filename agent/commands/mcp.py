@@ -10,7 +10,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ..bootstrap import load_all_tools
-from ..cli import EXIT_OK, make_context
+from .context import make_context
+from .output import EXIT_OK
 
 if TYPE_CHECKING:
     from ..toolcontext import ToolContext

@@ -15,7 +15,6 @@ from rich.prompt import Confirm
 
 from ..bootstrap import load_all_tools, open_context
 from ..checkpoint import CheckpointError, git_checkpoint, restore_hint
-from ..cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, make_context, print_json
 from ..config import ConfigError, LLMSettings, Settings, load_settings
 from ..context import Context, make_counter
 from ..errors import CodeagentError
@@ -27,6 +26,8 @@ from ..result import ToolResult
 from ..toolcontext import ToolContext
 from ..tools.memory import read_memory
 from ..trajectory import Trajectory, TrajectoryError, list_runs, new_run_id, read_events, replay
+from .context import make_context
+from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
 
 EXIT_INTERRUPTED = 130
 SHOWN_LINES = 12

@@ -7,7 +7,8 @@ import argparse
 import sys
 from typing import Any
 
-from ..cli import EXIT_OK, make_context, print_json
+from .context import make_context
+from .output import EXIT_OK, print_json
 
 
 def cmd_index(args: argparse.Namespace) -> int:
