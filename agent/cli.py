@@ -10,45 +10,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .commands.jsonargs import parse_json_args
-from .commands.light import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
+from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
 from .errors import CodeagentError, ToolUsageError
 
 if TYPE_CHECKING:
-    from .config import Settings
-    from .toolcontext import ToolContext
     from .workspace import Workspace
 
 # Families add their module here: each has `register(subparsers) -> None`.
-COMMAND_MODULES: list[str] = ["agent.commands.run_cli", "agent.commands.code", "agent.commands.mcp",
+COMMAND_MODULES: list[str] = ["agent.commands.run_arguments", "agent.commands.code", "agent.commands.mcp",
                                "agent.commands.syntax", "agent.commands.trust"]
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "make_context", "print_json",
-           "show_config_warnings"]
-
-
-_shown_warnings: set[str] = set()  # a command loads its settings more than once; each warning shows once
-
-
-def show_config_warnings(settings: Settings) -> None:
-    """Print what loading the settings ignored (project security settings) on stderr, once."""
-    for warning in settings.warnings:
-        if warning not in _shown_warnings:
-            _shown_warnings.add(warning)
-            print(f"codeagent: {warning}", file=sys.stderr)
-
-
-def make_context(root: str, **kw: Any) -> ToolContext:
-    from .config import ConfigError, load_settings
-    from .toolcontext import ToolContext
-
-    try:
-        settings = load_settings(root)
-        show_config_warnings(settings)
-        return ToolContext.create(root, settings=settings, **kw)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from exc
-    except CodeagentError as exc:
-        raise UsageError(f"--root {root!r}: {exc}") from exc
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_json"]
 
 
 def _read_args(spec: str) -> str:
@@ -65,7 +37,7 @@ def _read_args(spec: str) -> str:
 
 
 def cmd_tool(args: argparse.Namespace) -> int:
-    from .registry import load_all_tools
+    from .bootstrap import load_all_tools
 
     registry = load_all_tools()
     raw = parse_json_args(_read_args(args.args))
@@ -75,6 +47,8 @@ def cmd_tool(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     # --stream: a command's output live on stderr, so stdout stays one JSON object
     on_output = _stream_to_stderr if args.stream else None
+    from .commands.context import make_context
+
     with make_context(args.root, on_output=on_output) as ctx:
         result = registry.execute(ctx, tool, params)
     print_json(result.to_dict())
@@ -87,7 +61,7 @@ def _stream_to_stderr(text: str) -> None:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    from .registry import load_all_tools
+    from .bootstrap import load_all_tools
 
     registry = load_all_tools()
     tools = registry.tools(args.toolset)
@@ -102,6 +76,8 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
+    from .commands.context import make_context
+
     with make_context(args.root) as ctx:
         ws = ctx.workspace
         if args.list:
@@ -184,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .commands.fast import try_fast  # a warm daemon answers before the heavy imports
+    from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
 
     fast = try_fast(list(sys.argv[1:] if argv is None else argv))
     if fast is not None:

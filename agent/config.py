@@ -26,7 +26,7 @@ from pydantic import (
     model_validator,
 )
 
-from .configpaths import PROJECT_CONFIG, trust_store_path, user_config_path
+from .configpaths import PROJECT_CONFIG, env_overrides, trust_store_path, user_config_path
 from .configtrust import describe_ignored, split_project
 from .errors import CodeagentError
 from .truststore import TrustStore, TrustStoreError, digest
@@ -368,42 +368,6 @@ class _ProjectLayer:
                 f"{PROJECT_CONFIG} was trusted with `codeagent trust` but has changed since; its security "
                 "settings are ignored until you trust it again")
         return status == "trusted"
-
-
-# Environment variable → settings path. Sections add their own entries here.
-ENV_VARS: dict[str, tuple[str, ...]] = {
-    "CODEAGENT_MAX_READ_BYTES": ("workspace", "max_read_bytes"),
-    "CODEAGENT_SYNTAX_GUARD": ("syntax", "guard"),
-    "CODEAGENT_INDEX_WORKERS": ("syntax", "index_workers"),
-    # the model endpoint: OpenAI's names, then ours (LLM_* wins when both are set)
-    "OPENAI_API_KEY": ("llm", "api_key"),
-    "OPENAI_BASE_URL": ("llm", "base_url"),
-    "LLM_API_KEY": ("llm", "api_key"),
-    "LLM_BASE_URL": ("llm", "base_url"),
-    "LLM_MODEL": ("llm", "model"),
-    "CODEAGENT_MODEL": ("llm", "model"),
-    "CODEAGENT_PYTHON_SERVER": ("lsp", "python_server"),
-    "CODEAGENT_TS_SERVER": ("lsp", "typescript_server"),
-    "CODEAGENT_SERVERS_DIR": ("lsp", "install_dir"),
-    "CODEAGENT_LSP_DAEMON": ("lsp", "daemon"),
-    "CODEAGENT_DAEMON_IDLE_TIMEOUT": ("lsp", "daemon_idle_timeout"),
-    "CODEAGENT_SANDBOX": ("shell", "sandbox"),
-    "CODEAGENT_SHELL_POLICY": ("shell", "policy", "enabled"),
-    "CODEAGENT_SHELL_TIMEOUT": ("shell", "default_timeout"),
-    "CODEAGENT_SHELL_MAX_TIMEOUT": ("shell", "max_timeout"),
-    "CODEAGENT_SHELL_MEMORY_MB": ("shell", "memory_limit_mb"),
-}
-
-
-def env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for var, path in ENV_VARS.items():
-        if var in env and env[var] != "":
-            node = out
-            for part in path[:-1]:
-                node = node.setdefault(part, {})
-            node[path[-1]] = env[var]
-    return out
 
 
 def _explain(exc: ValidationError) -> str:

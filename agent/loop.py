@@ -127,10 +127,11 @@ class Agent:
         self.execute(self.query())
 
     def query(self) -> Reply:
-        schemas = [t.openai_schema() for t in self.tools] if self.model.protocol == "tools" else []
+        schemas = [t.openai_schema() for t in self.tools]
+        reserve = self.context.counter.text(json.dumps(schemas)) if self.model.protocol == "tools" else 0
         try:
-            messages = self.context.messages(self.model.protocol, reserve=self.context.counter.text(json.dumps(schemas)))
-            reply = self.model.complete(messages, self.tools)
+            messages = self.context.messages(self.model.protocol, reserve=reserve)
+            reply = self.model.complete(messages, schemas)
         except ProtocolChanged as exc:
             self.display.note(f"the endpoint refused native tool calls; switching to JSON actions ({exc})")
             return self.query()
@@ -180,15 +181,17 @@ class Agent:
             raise LimitReached(f"time limit reached ({lim.max_seconds:g} s)")
 
     def _check_finish(self, turn: Turn, results: list[ToolResult]) -> None:
-        done = [r for c, r in zip(turn.calls, results, strict=True) if c.name == "finish" and r.success]
+        done = [(c, r) for c, r in zip(turn.calls, results, strict=True) if r.success and r.data.get("finished") is True]
         if not done:
             return
-        failed = [c.name for c, r in zip(turn.calls, results, strict=True) if c.name != "finish" and not r.success]
+        finishers = {c.name for c, _r in done}
+        failed = [c.name for c, r in zip(turn.calls, results, strict=True) if not r.success and c.name not in finishers]
         if failed:
-            turn.notes.append(f"finish was not accepted: {', '.join(failed)} failed in the same turn. "
-                              "Look at the errors, then call finish again.")
+            name = done[-1][0].name
+            turn.notes.append(f"{name} was not accepted: {', '.join(failed)} failed in the same turn. "
+                              f"Look at the errors, then call {name} again.")
             return
-        raise Finished(done[-1].output)
+        raise Finished(done[-1][1].output)
 
     def _outcome(self, stop: Stop) -> Outcome:
         return Outcome(stop.status, str(stop), self.steps, self.tokens, time.monotonic() - self.started)
@@ -250,11 +253,9 @@ class Agent:
         turn.observations.append(Observation(call, self._bounded(result), result.success))
         if not result.success:
             return
-        data = result.data
-        if call.name == "read_file" and isinstance(data.get("path"), str):
-            whole = not data.get("truncated") and data.get("start_line") == 1 and data.get("end_line") == data.get(
-                "total_lines")
-            self._note_file(data["path"], turn.step, shown=bool(whole))
+        data = result.data  # what a tool says for the loop: see ToolResult
+        if result.viewed is not None:
+            self._note_file(result.viewed[0], turn.step, shown=result.viewed[1])
         for path in data.get("files") or []:
             if isinstance(path, str):
                 self._note_file(path, turn.step, shown=False)

@@ -22,7 +22,7 @@ from lsprotocol import types as lsp
 
 from lsp_bridge import convert
 from lsp_bridge.client import BridgeClient
-from lsp_bridge.documents import OpenDoc
+from lsp_bridge.documents import SKIP_DIRS, OpenDoc
 from lsp_bridge.edits import workspace_edit_to_file_edits
 from lsp_bridge.errors import (
     BridgeError,
@@ -54,7 +54,7 @@ class LspSession:
                  auto_install: bool = True, settings: Mapping[str, Any] | None = None,
                  env: Mapping[str, str] | None = None, request_timeout: float = 60.0,
                  ready_timeout: float = 300.0, start_timeout: float = 60.0, max_files: int = 50_000,
-                 watch_files: bool = True) -> None:
+                 watch_files: bool = True, skip_dirs: frozenset[str] = SKIP_DIRS) -> None:
         self.root = Path(root).resolve()
         self.spec = spec
         self.request_timeout = request_timeout
@@ -71,7 +71,7 @@ class LspSession:
         self._settings = settings_lookup(settings_lookup(spec.settings, workspace)(None), settings or {})
         self._env = env
         self._client: BridgeClient | None = None
-        self._files = DocumentSync(self.root, spec, max_files=max_files, watch=watch_files)
+        self._files = DocumentSync(self.root, spec, max_files=max_files, watch=watch_files, skip_dirs=skip_dirs)
         self._start_lock: asyncio.Lock | None = None
         self._starts = 0
 

@@ -14,7 +14,7 @@ from clikit import codeagent_command
 
 from agent.config import Settings, load_settings
 from agent.configtrust import FIELD_TRUST, leaf_paths
-from agent.semantic.daemon_protocol import inputs_id
+from agent.daemon.protocol import inputs_id
 from agent.truststore import TrustStore, digest
 
 SECURITY = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .light import UsageError
+from .output import UsageError
 
 MAX_DEPTH = 64  # a tool's arguments are a few levels deep (an object, a list of edits, an edit)
 MAX_INT_DIGITS = 30  # larger than any line, column or count a tool takes (2**64 has 20 digits)

@@ -13,19 +13,21 @@ from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Confirm
 
+from ..bootstrap import load_all_tools, open_context
 from ..checkpoint import CheckpointError, git_checkpoint, restore_hint
-from ..cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, make_context, print_json, show_config_warnings
 from ..config import ConfigError, LLMSettings, Settings, load_settings
 from ..context import Context, make_counter
 from ..errors import CodeagentError
 from ..llm import LLMClient, Model, ToolCall
 from ..loop import Agent, Display, Limits, Outcome
 from ..prompts import system_prompt, task_message
-from ..registry import Registry, Tool, load_all_tools
+from ..registry import Registry, Tool
 from ..result import ToolResult
 from ..toolcontext import ToolContext
-from ..tools.agent_tools import read_memory
+from ..tools.memory import read_memory
 from ..trajectory import Trajectory, TrajectoryError, list_runs, new_run_id, read_events, replay
+from .context import make_context, show_config_warnings
+from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
 
 EXIT_INTERRUPTED = 130
 SHOWN_LINES = 12
@@ -137,7 +139,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     console = Console(stderr=args.json, highlight=False)
     run_id = new_run_id()
     try:
-        ctx = ToolContext.create(args.root, settings=settings, run_id=run_id)
+        ctx = open_context(args.root, settings=settings, run_id=run_id)
     except CodeagentError as exc:
         raise UsageError(f"--root {args.root!r}: {exc}") from exc
     with ctx:

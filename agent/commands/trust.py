@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..cli import EXIT_OK, UsageError
 from ..config import ConfigError, Settings, deep_merge, parse_toml, read_config_bytes
 from ..configpaths import PROJECT_CONFIG, trust_store_path, user_config_path
 from ..configtrust import flatten, leaf_paths, show, split_project
 from ..truststore import TrustStore, TrustStoreError, digest, real_root
+from .output import EXIT_OK, UsageError
 
 
 def _store() -> TrustStore:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from ..changes import bounded
+from ..commit import bounded
 from ..errors import ToolFailure
 from ..registry import tool
 from ..result import ToolResult

@@ -16,8 +16,8 @@ import pytest
 from semantic_helpers import codeagent_command, run_cli, stop_daemon
 
 from agent.config import ShellSettings
-from agent.semantic.daemon_client import process_alive
-from agent.semantic.daemon_protocol import state_dir
+from agent.daemon.client import process_alive
+from agent.daemon.protocol import state_dir
 from agent.shell.runner import run_command
 from agent.shell.sandbox import probe_bwrap, probe_landlock
 from agent.workspace import Workspace

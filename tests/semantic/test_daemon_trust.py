@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from semantic_helpers import DAEMON_IDLE, copy_fixture, run_cli, stop_daemon
 
-from agent.commands.fast import try_fast
+from agent.commands.via_daemon import try_fast
 from agent.truststore import TrustStore, digest
 
 TARGET = "shapes/geometry.py:30:5"

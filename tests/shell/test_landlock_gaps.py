@@ -25,12 +25,11 @@ import pytest
 from shellkit import sandbox_env
 
 import agent
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, ShellSettings
-from agent.registry import load_all_tools
 from agent.shell.confine import MODE_NAMESPACES, MODE_PLAIN
 from agent.shell.runner import CommandResult, run_command
 from agent.shell.sandbox import probe_landlock
-from agent.toolcontext import ToolContext
 from agent.workspace import Workspace
 
 Run = Callable[..., CommandResult]
@@ -228,7 +227,7 @@ import json, sys
 from pathlib import Path
 import agent
 from agent.config import Settings, ShellSettings
-from agent.registry import load_all_tools
+from agent.bootstrap import load_all_tools
 from agent.shell.runner import run_command
 from agent.workspace import Workspace
 
@@ -335,7 +334,7 @@ def test_a_protected_path_that_is_a_link_is_put_back(run: Run, ws: Path) -> None
 def test_the_tool_result_names_the_mode(ws: Path) -> None:
     if probe_landlock() is not None:
         pytest.skip(str(probe_landlock()))
-    ctx = ToolContext.create(ws, settings=Settings(shell=ShellSettings(sandbox="landlock")))
+    ctx = open_context(ws, settings=Settings(shell=ShellSettings(sandbox="landlock")))
     try:
         res = load_all_tools().call(ctx, "run_shell_command", {"command": "echo x > .codeagent.toml; echo end"})
     finally:

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, ShellSettings
-from agent.registry import load_all_tools
 from agent.shell.memcap import open_memory_cap
 from agent.shell.runner import CommandResult
-from agent.toolcontext import ToolContext
 
 Run = Callable[..., CommandResult]
 SHARED = ("import mmap, sys\nsize = int(sys.argv[1]) << 20\n"
@@ -103,7 +102,7 @@ def test_rlimit_data_alone_is_reported_as_such(ws: Path, backend: str, run_in: R
 
 def test_the_tool_result_names_the_cap(ws: Path, backend: str) -> None:
     settings = Settings(shell=ShellSettings(sandbox=backend, memory_limit_mb=256))  # type: ignore[arg-type]
-    ctx = ToolContext.create(ws, settings=settings)
+    ctx = open_context(ws, settings=settings)
     try:
         res = load_all_tools().call(ctx, "run_command", {"argv": ["python3", "shared.py", "1024"]})
     finally:

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, ShellSettings
-from agent.registry import load_all_tools
 from agent.shell.runner import CommandResult
 from agent.shell.sandbox import probe_bwrap
-from agent.toolcontext import ToolContext
 
 Run = Callable[..., CommandResult]
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
@@ -156,7 +155,7 @@ def test_a_protected_path_that_is_a_symlink_is_refused(repo: Path, tmp_path: Pat
     link = repo / name
     shutil.rmtree(link) if link.is_dir() and not link.is_symlink() else link.unlink()
     link.symlink_to(dest / "key" if name == ".codeagent.toml" else dest)
-    ctx = ToolContext.create(repo, settings=Settings(shell=ShellSettings(sandbox="bwrap")))
+    ctx = open_context(repo, settings=Settings(shell=ShellSettings(sandbox="bwrap")))
     try:
         res = load_all_tools().call(ctx, "run_shell_command", {"command": f"cat {name} {name}/key; echo RAN"})
     finally:

@@ -10,10 +10,9 @@ from pathlib import Path
 
 from shellkit import VENV_BIN
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, ShellSettings
-from agent.registry import load_all_tools
 from agent.shell.runner import CommandResult
-from agent.toolcontext import ToolContext
 
 Run = Callable[..., CommandResult]
 
@@ -68,7 +67,7 @@ def test_a_venv_made_from_the_paths_python_still_works(tmp_path: Path, backend: 
 
 def test_the_tool_result_says_what_was_left_out(tmp_path: Path, backend: str) -> None:
     root, _outside_bin, interp = hostile_venv(tmp_path)
-    ctx = ToolContext.create(root, settings=Settings(shell=ShellSettings(sandbox=backend)))  # type: ignore[arg-type]
+    ctx = open_context(root, settings=Settings(shell=ShellSettings(sandbox=backend)))  # type: ignore[arg-type]
     try:
         res = load_all_tools().call(ctx, "run_shell_command", {"command": f"cat {interp}/secret.txt; echo end"})
     finally:

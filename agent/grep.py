@@ -15,9 +15,7 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -25,9 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from lsp_bridge.confine import confined_path
-
 from .errors import ToolFailure, WorkspaceError
+from .ripgrep import find_rg
 from .textcodec import decode_raw
 
 Engine = Literal["auto", "ripgrep", "python"]
@@ -75,17 +72,6 @@ class Outcome:
     engine: str = "python"
     timed_out: bool = False
     note: str | None = None
-
-
-def find_rg(root: Path | None = None) -> str | None:
-    """The `rg` of this environment (the ripgrep wheel puts it beside the interpreter), or PATH's.
-    With the workspace `root`, never one inside it: rg runs on the host, and an activated workspace
-    venv puts a folder the sandbox may write on PATH."""
-    here = shutil.which("rg", path=os.path.dirname(sys.executable))
-    if here:
-        return here
-    path = os.environ.get("PATH", os.defpath)
-    return shutil.which("rg", path=confined_path(root, path) if root is not None else path)
 
 
 def compile_python(query: Query) -> re.Pattern[str]:

@@ -1,8 +1,8 @@
 """The per-workspace daemon: one long-lived ToolContext whose language servers stay warm between
-CLI calls. It serves one connection at a time on a unix socket (see daemon_protocol) and exits after an idle period, when its
+CLI calls. It serves one connection at a time on a unix socket (see protocol.py) and exits after an idle period, when its
 workspace disappears, on `stop`, or on SIGTERM/SIGINT (stopping its servers on the way out).
 
-Run by the CLI as `python -m agent.semantic.daemon --root ROOT --state DIR`; never by hand.
+Run by the CLI as `python -m agent.daemon.server --root ROOT --state DIR`; never by hand.
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from ..bootstrap import load_all_tools, open_context
 from ..config import Settings
-from ..registry import load_all_tools
-from ..toolcontext import ToolContext
-from .daemon_peer import refusal as peer_refusal
-from .daemon_protocol import DaemonError, build_id, recv_message, send_message, settings_id
-from .languages import server_language
-from .sessions import notify_changed, session_for
-from .textscan import SourceListing, source_listing
+from ..languages import server_language
+from ..semantic.name_occurrences import SourceListing, source_listing
+from ..semantic.sessions import notify_changed, session_for
+from .peer import refusal as peer_refusal
+from .protocol import DaemonError, build_id, recv_message, send_message, settings_id
 
 log = logging.getLogger("codeagent.daemon")
 
@@ -50,8 +49,8 @@ class Daemon:
         self.idle_timeout = settings.lsp.daemon_idle_timeout
         self.build = build_id()
         self.settings_id = settings_id(settings)
-        self.known_inputs: set[str] = set()  # fingerprints (daemon_protocol.inputs_id) of these settings
-        self.ctx = ToolContext.create(root, settings=settings)
+        self.known_inputs: set[str] = set()  # fingerprints (protocol.inputs_id) of these settings
+        self.ctx = open_context(root, settings=settings)
         for language in warm or []:
             # Start the server the first request needs now: it indexes while the tools load.
             threading.Thread(target=self._warm, args=(language, warm_files or []), daemon=True).start()
@@ -259,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     state = Path(args.state)
     settings = Settings.model_validate_json((state / "settings.json").read_text(encoding="utf-8"))
-    from .early import start_language_early
+    from ..semantic.processes import start_language_early
 
     for language in args.warm:  # the server boots while this process loads the tools
         start_language_early(settings, Path(args.root), language)

@@ -8,9 +8,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..errors import ToolFailure
+from ..grep import Query, render, search
 from ..registry import tool
 from ..result import ToolResult
-from ..textsearch import Query, render, search
 from ..toolcontext import ToolContext
 from ..walk import compile_glob, iter_files
 from ..workspace import Workspace

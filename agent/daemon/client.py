@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from .daemon_protocol import (
+from ..languages import server_language
+from .protocol import (
     DaemonError,
     NoDaemon,
     build_id,
@@ -32,7 +33,6 @@ from .daemon_protocol import (
     settings_json,
     state_dir,
 )
-from .languages import server_language
 
 START_TIMEOUT = 30.0  # a cold Python import on a loaded machine can take several seconds
 CONNECT_TIMEOUT = 2.0
@@ -159,7 +159,7 @@ class DaemonClient:
         if self.fork and threading.active_count() == 1 and hasattr(os, "fork"):
             self._fork(warm, warm_file, lock_fd)
             return
-        cmd = [sys.executable, "-m", "agent.semantic.daemon", "--root", str(self.root), "--state", str(self.state)]
+        cmd = [sys.executable, "-m", "agent.daemon.server", "--root", str(self.root), "--state", str(self.state)]
         if warm:
             cmd += ["--warm", warm]
             if warm_file:
@@ -195,10 +195,10 @@ class DaemonClient:
                 os.dup2(devnull, fd)
             os.chdir(self.state)
             if warm:  # the server boots while the daemon's modules load
-                from .early import start_language_early
+                from ..semantic.processes import start_language_early
 
                 start_language_early(self.settings, self.root, warm)
-            from .daemon import run
+            from .server import run
 
             code = run(self.root, self.state, self.settings, [warm] if warm else [],
                        [warm_file] if warm and warm_file else [])

@@ -2,7 +2,7 @@
 
 `codeagent rename|refs|def|diagnostics` without a warm daemon, and a daemon just forked, import the
 protocol layer and the tools (~0.5 s) before the first request. The server boots in about the same
-time on another core, so it is spawned first (see lsp_bridge.prespawn) and the session adopts it.
+time on another core, so it is spawned first (see lsp_bridge.processes) and the session adopts it.
 Imports nothing heavy; never installs anything (a missing server is reported by the session).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import Settings
-from .languages import server_language
+from ..languages import server_language
 
 
 def start_server_early(settings: Settings, root: Path, file_path: str | Path) -> bool:
@@ -23,7 +23,7 @@ def start_server_early(settings: Settings, root: Path, file_path: str | Path) ->
 
 def start_language_early(settings: Settings, root: Path, language: str) -> bool:
     from lsp_bridge.errors import BridgeError
-    from lsp_bridge.prespawn import start_early
+    from lsp_bridge.processes import start_early
     from lsp_bridge.servers import get_spec, resolve_command
 
     lsp = settings.lsp

@@ -1,4 +1,4 @@
-"""The warm-daemon fast path of `codeagent def|refs|rename|diagnostics`.
+"""`codeagent def|refs|rename|diagnostics` answered by the workspace's warm daemon, before any heavy import.
 
 With a daemon up, a call is a few milliseconds of work; the CLI's own start-up (the settings
 models, the tool registry) took ~0.25 s of it. Here the command is parsed with the standard
@@ -19,10 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .light import EXIT_USAGE, LINE_ONLY, POSITION_ONLY, UsageError, emit, file_arg, parse_target
+from .arguments import ARGUMENTS, COMMON, NO_DAEMON, TOOLS, tool_args
+from .output import EXIT_USAGE, UsageError, emit
 
-TOOLS = {"def": "find_definition", "refs": "find_references", "rename": "rename_symbol",
-         "diagnostics": "get_diagnostics"}
 REQUEST_TIMEOUT = 3600.0  # a warm daemon answers in well under a second; this only bounds a hang
 
 
@@ -32,31 +31,11 @@ class _Quiet(argparse.ArgumentParser):
 
 
 def _parser(command: str) -> argparse.ArgumentParser:
+    """The command's own grammar (arguments.py), without help: the normal path prints usage."""
     p = _Quiet(prog=f"codeagent {command}", add_help=False)
-    p.add_argument("path" if command == "diagnostics" else "target")
-    if command == "rename":
-        p.add_argument("new_name")
-        for flag in ("--dry-run", "--compare", "--allow-syntactic", "--check"):
-            p.add_argument(flag, action="store_true")
-    if command == "refs":
-        p.add_argument("--no-declaration", action="store_true")
-    p.add_argument("--root", default=".")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--no-daemon", action="store_true")
+    for flags, kw in (*ARGUMENTS[command], *COMMON, NO_DAEMON):
+        p.add_argument(*flags, **kw)
     return p
-
-
-def _tool_args(command: str, args: argparse.Namespace, root: Path) -> dict[str, Any]:
-    if command == "diagnostics":
-        m = POSITION_ONLY.match(args.path) or LINE_ONLY.match(args.path)
-        return {"file_path": file_arg(m["path"] if m else args.path, root)}
-    out = parse_target(args.target, root)
-    if command == "refs":
-        out["include_declaration"] = not args.no_declaration
-    if command == "rename":
-        out.update(new_name=args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic,
-                   check_diagnostics=args.check)
-    return out
 
 
 def try_fast(argv: Sequence[str]) -> int | None:
@@ -71,10 +50,10 @@ def try_fast(argv: Sequence[str]) -> int | None:
         root = Path(args.root).expanduser().resolve()
         if not root.is_dir():
             return None
-        tool_args = _tool_args(command, args, root)
+        call_args = tool_args(command, args, root)
     except (UsageError, SystemExit, OSError, ValueError):
         return None
-    reply = _ask(root, TOOLS[command], tool_args)
+    reply = _ask(root, TOOLS[command], call_args)
     if reply is None:
         return None
     result: dict[str, Any] = reply["result"]
@@ -84,8 +63,8 @@ def try_fast(argv: Sequence[str]) -> int | None:
     return emit(args.json, result)
 
 
-def _ask(root: Path, name: str, tool_args: dict[str, Any]) -> dict[str, Any] | None:
-    from ..semantic.daemon_protocol import (
+def _ask(root: Path, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    from ..daemon.protocol import (
         DaemonError,
         build_id,
         inputs_id,
@@ -98,7 +77,7 @@ def _ask(root: Path, name: str, tool_args: dict[str, Any]) -> dict[str, Any] | N
         sock_path = state_dir(root) / "sock"
         if not sock_path.exists():
             return None
-        message = {"op": "tool", "build": build_id(), "inputs": inputs_id(root), "name": name, "args": tool_args}
+        message = {"op": "tool", "build": build_id(), "inputs": inputs_id(root), "name": name, "args": arguments}
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(5.0)
             sock.connect(str(sock_path))

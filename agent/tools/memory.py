@@ -1,4 +1,5 @@
-"""Agent tools (toolset "agent", offered in every run): finish, remember.
+"""The project memory: the `remember` tool (toolset "agent", offered in every run) and
+`read_memory` for the system prompt.
 
 The project memory lives in `.codeagent/memory.md`. Tools never write under `.codeagent/` through
 the workspace (it is protected from them); `remember` appends through this module's own path,
@@ -23,17 +24,6 @@ MAX_NOTE_CHARS = 1000
 MAX_MEMORY_BYTES = 32 * 1024
 PROMPT_MEMORY_CHARS = 4000  # the part of the memory put in the system prompt (the newest notes)
 _memory_lock = threading.Lock()
-
-
-class FinishInput(BaseModel):
-    summary: str = Field(description="What was done and how it was verified (or why the task cannot be done).")
-
-
-@tool(name="finish", model=FinishInput, toolset="agent")
-def finish(ctx: ToolContext, args: FinishInput) -> ToolResult:
-    """End the run. Call it once the task is done and verified (or cannot be done), with a short
-    summary of the changes and how you checked them."""
-    return ToolResult.ok(args.summary.strip() or "(no summary)", finished=True)
 
 
 class RememberInput(BaseModel):
