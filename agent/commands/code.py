@@ -90,13 +90,15 @@ def cmd_semantic(args: argparse.Namespace) -> int:
 
 def _compare(root: Path, settings: Settings, result: dict[str, Any]) -> str:
     from ..languages import server_language
-    from ..semantic.compare import Site, compare_rename, format_compare
+    from ..refactor.compare import compare_rename, format_compare
+    from ..result import Location
     from ..toolcontext import ToolContext
     from ..workspace import Workspace
 
     data = result["data"]
     ctx = ToolContext(Workspace(root, max_read_bytes=settings.workspace.max_read_bytes), settings)
-    planned = [Site(s["path"], s["line"], s["column"]) for s in data.get("sites", [])]
+    planned = [Location(s["path"], s["line"], s["column"], s["end_line"], s["end_column"])
+               for s in data.get("sites", [])]
     family = server_language(data["target"].rsplit(":", 2)[0])
     compared = compare_rename(ctx, data["old_name"], family, planned)
     if data.get("site_count", 0) > len(planned):

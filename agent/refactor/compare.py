@@ -1,35 +1,35 @@
 """`codeagent rename --compare`: what a word-boundary text replacement (`sed 's/\\bOLD\\b/NEW/g'`
-over every source file) would change, set beside the semantic rename's own sites: the places
-text replacement would wrongly touch, and the ones it would miss."""
+over every source file) would change, set beside the semantic rename's own sites (the plan's, as
+Locations): the places text replacement would wrongly touch, and the ones it would miss. Sites are
+compared by where they start (path, line, column)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..languages import server_language, syntax_language
+from ..result import Location
 from ..toolcontext import ToolContext
 from ..walk import iter_files
-from .languages import server_language, syntax_language
 
 MAX_FILES = 20_000
 MAX_LISTED = 200
 
-
-@dataclass(frozen=True, slots=True, order=True)
-class Site:
-    path: str
-    line: int  # 1-based
-    column: int  # 1-based characters
+Start = tuple[str, int, int]  # (path, 1-based line, 1-based column): where a site starts
 
 
-def text_sites(ctx: ToolContext, name: str, family: str | None) -> list[Site]:
+def _start(loc: Location) -> Start:
+    return (loc.path, loc.line, loc.column)
+
+
+def text_sites(ctx: ToolContext, name: str, family: str | None) -> list[Location]:
     """Every word-boundary match of `name` in the workspace's source files of one server family."""
     rx = re.compile(rf"\b{re.escape(name)}\b")
     root = ctx.workspace.root
-    out: list[Site] = []
+    out: list[Location] = []
     for count, path in enumerate(iter_files(root, root)):
         if count >= MAX_FILES:
             break
@@ -44,20 +44,20 @@ def text_sites(ctx: ToolContext, name: str, family: str | None) -> list[Site]:
         rel = Path(path).resolve().relative_to(root).as_posix()
         for lineno, line in enumerate(text.split("\n"), 1):
             if name in line:
-                out.extend(Site(rel, lineno, m.start() + 1) for m in rx.finditer(line))
+                out.extend(Location(rel, lineno, m.start() + 1, lineno, m.end() + 1) for m in rx.finditer(line))
     return out
 
 
-def _in_code(ctx: ToolContext, sites: Iterable[Site], name: str) -> set[Site]:
+def _in_code(ctx: ToolContext, sites: Iterable[Start], name: str) -> set[Start]:
     """The subset of `sites` that the syntax layer sees as identifiers in code."""
     try:
         from ..syntax import code_occurrences
     except ImportError:
         return set(sites)
-    by_file: dict[str, list[Site]] = {}
+    by_file: dict[str, list[Start]] = {}
     for site in sites:
-        by_file.setdefault(site.path, []).append(site)
-    found: set[Site] = set()
+        by_file.setdefault(site[0], []).append(site)
+    found: set[Start] = set()
     for path, file_sites in by_file.items():
         language = syntax_language(path)
         if language is None:
@@ -67,21 +67,22 @@ def _in_code(ctx: ToolContext, sites: Iterable[Site], name: str) -> set[Site]:
             occurrences = {(ln + 1, col + 1) for ln, col in code_occurrences(text, language, name)}
         except Exception:
             continue
-        found.update(s for s in file_sites if (s.line, s.column) in occurrences)
+        found.update(s for s in file_sites if (s[1], s[2]) in occurrences)
     return found
 
 
-def compare_rename(ctx: ToolContext, old_name: str, family: str | None, planned: Iterable[Site]) -> dict[str, Any]:
+def compare_rename(ctx: ToolContext, old_name: str, family: str | None,
+                   planned: Iterable[Location]) -> dict[str, Any]:
     """Side-by-side data: sites both change, text-only (with why they are wrong), semantic-only."""
-    semantic = set(planned)
-    text = set(text_sites(ctx, old_name, family))
+    semantic = {_start(loc) for loc in planned}
+    text = {_start(loc) for loc in text_sites(ctx, old_name, family)}
     only_text = sorted(text - semantic)
     only_semantic = sorted(semantic - text)
     code = _in_code(ctx, only_text, old_name)
-    wrongly = [{"path": s.path, "line": s.line, "column": s.column,
+    wrongly = [{"path": s[0], "line": s[1], "column": s[2],
                 "why": "another symbol with the same name" if s in code else "in a string or comment"}
                for s in only_text]
-    missed = [{"path": s.path, "line": s.line, "column": s.column} for s in only_semantic]
+    missed = [{"path": s[0], "line": s[1], "column": s[2]} for s in only_semantic]
     return {
         "both": len(text & semantic),
         "text_would_wrongly_change": wrongly[:MAX_LISTED],

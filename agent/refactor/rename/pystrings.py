@@ -10,7 +10,7 @@ import tree_sitter as ts
 
 from lsp_bridge.types import Position, Range
 
-from ..syntax import parse
+from ...syntax import parse
 from .pysource import (
     NAME_LIST_DUNDERS,
     PySource,

@@ -15,13 +15,13 @@ from lsp_bridge.pyright_scope import hidden_by_config
 from lsp_bridge.sync import MAX_HIDDEN_OPEN
 from lsp_bridge.types import FileEdits, FileLocation, Position, Range
 
-from ..syntax import local_occurrences
-from .answers import RenameLimits, references_as_edits, refuse_outside
-from .collect import Collector
-from .common_names import common_member_names
+from ...syntax import local_occurrences
+from ..plan import EditPlan
+from .builtin_members import builtin_member_names
+from .collector import Collector
 from .embedded import embedded_sites
 from .hierarchy import ClassRef, Hierarchy, class_ref
-from .model import RenamePlan
+from .limits import RenameLimits
 from .passes import (
     all_entries,
     class_strings,
@@ -40,14 +40,15 @@ from .pysource import (
     text_of,
 )
 from .pystrings import annotation_names
-from .server import SemanticServer, Sources, TypeDefinitionServer
+from .server import SemanticServer, TypeDefinitionServer, references_as_edits, refuse_outside
+from .sources import Sources
 from .stubs import MEMBER_KINDS, MODULE_KINDS, StubPairs, param_of
 
 
 class PythonRename:
     """The Python flow: declaration, completion passes, aliases (see the module docstring)."""
 
-    def __init__(self, server: SemanticServer, sources: Sources, plan: RenamePlan, coll: Collector,
+    def __init__(self, server: SemanticServer, sources: Sources, plan: EditPlan, coll: Collector,
                  limits: RenameLimits):
         self.server = server
         self.sources = sources
@@ -291,7 +292,7 @@ class PythonRename:
         if self.decl_kind in ("class_attr", "attribute"):
             copy_with_changes(self.server, self.sources, self.coll, self.name, is_owner,
                               limit=self.limits.receiver_checks)
-        untyped_ok = self.name not in common_member_names() and not self._declared_elsewhere(classes)
+        untyped_ok = self.name not in builtin_member_names() and not self._declared_elsewhere(classes)
         if not untyped_ok and not any(o_src.path.suffix == ".pyi" for o_src, _cls in owners):
             return  # the server links every access typed as a source class itself
         _added, checked = receiver_types(self.server, self.sources, self.coll, self.name, is_owner,

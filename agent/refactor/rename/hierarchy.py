@@ -13,7 +13,8 @@ from lsp_bridge.errors import BridgeError
 from lsp_bridge.types import FileLocation
 
 from .pysource import PySource, class_bases, class_body_members, classes, text_of
-from .server import SemanticServer, Sources
+from .server import SemanticServer
+from .sources import Sources
 
 MAX_DEPTH = 30
 MAX_OUTSIDE_BYTES = 2 * 1024 * 1024

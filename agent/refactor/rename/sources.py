@@ -1,44 +1,21 @@
-"""What the rename engine asks of a language server, and the workspace files it reads.
-
-`SemanticServer` is the part of `lsp_bridge.LspSession` the engine uses (tests and other callers
-may pass anything with these methods). `type_definition` is optional: when the session has it,
-attribute accesses on receivers typed as the owning class are confirmed through it.
-"""
+"""The workspace files one rename reads, each read once: text (decoded as the workspace does), hash,
+the lines, a parsed PySource on demand. Files outside the workspace, in virtualenvs or
+site-packages, are never part of it."""
 
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
-from lsp_bridge.types import FileEdits, FileLocation, Position
-
-from ..errors import CodeagentError
-from ..walk import ALWAYS_SKIPPED, iter_files
-from ..workspace import Workspace
+from ...errors import CodeagentError
+from ...walk import ALWAYS_SKIPPED, iter_files
+from ...workspace import Workspace
 from .pysource import PySource
 
 
-class SemanticServer(Protocol):
-    def sync(self, path: Path) -> None: ...
-
-    def definition(self, path: Path, pos: Position) -> list[FileLocation]: ...
-
-    def references(self, path: Path, pos: Position, include_declaration: bool = True) -> list[FileLocation]: ...
-
-    def rename(self, path: Path, pos: Position, new_name: str) -> list[FileEdits]: ...
-
-
-@runtime_checkable
-class TypeDefinitionServer(Protocol):
-    def type_definition(self, path: Path, pos: Position) -> list[FileLocation]: ...
-
-
 class Sources:
-    """Workspace files of one language, read once: text (decoded like the workspace does), hash,
-    and a parsed PySource on demand. Files outside the workspace, in virtualenvs or
-    site-packages, are never part of it."""
+    """Workspace files of one language (the suffixes given), read once."""
 
     def __init__(self, ws: Workspace, *, suffixes: tuple[str, ...], max_files: int = 50_000,
                  max_bytes: int = 4 * 1024 * 1024):
@@ -94,6 +71,21 @@ class Sources:
                 data = b""
             self._raw[path] = data
         return data
+
+    def is_utf8(self, path: Path) -> bool:
+        """Whether the file's bytes are UTF-8 (what a server assumes of a file it reads itself)."""
+        try:
+            self._bytes(path).decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+
+    def rel(self, path: Path) -> str:
+        """The workspace-relative form of a path inside the root (others stay absolute)."""
+        try:
+            return Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
 
     def in_workspace(self, path: Path) -> bool:
         """Inside the root, and not inside a virtualenv, site-packages or a skipped folder."""

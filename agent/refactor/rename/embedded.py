@@ -17,10 +17,10 @@ import tree_sitter as ts
 
 from lsp_bridge.types import Position, Range
 
-from ..syntax import count_errors, parse
-from .collect import Collector
+from ...syntax import count_errors, parse
+from .collector import Collector
 from .pysource import PySource, class_bases, is_self_attribute, module_level_binding, owner_class, text_of
-from .server import Sources
+from .sources import Sources
 
 CODE_STATEMENTS = frozenset({"import_statement", "import_from_statement", "function_definition",
                              "class_definition", "decorated_definition"})

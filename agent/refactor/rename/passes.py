@@ -12,7 +12,7 @@ import tree_sitter as ts
 from lsp_bridge.errors import BridgeError
 from lsp_bridge.types import FileLocation, Position
 
-from .collect import Collector
+from .collector import Collector
 from .pysource import (
     NAME_LIST_DUNDERS,
     PySource,
@@ -23,7 +23,8 @@ from .pysource import (
     text_of,
 )
 from .pystrings import attribute_name_strings, name_list_entries, name_list_of
-from .server import Sources, TypeDefinitionServer
+from .server import TypeDefinitionServer
+from .sources import Sources
 
 
 def all_entries(sources: Sources, coll: Collector, name: str) -> int:

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_bridge.types import Position
+from lsp_bridge.types import Position, Range
 
-from ..syntax import code_occurrences, language_for, parse
-from .collect import Collector
-from .model import ReviewItem, ReviewKind
+from ...syntax import code_occurrences, language_for, parse
+from ..plan import ReviewItem, ReviewKind, location_of
+from .collector import Collector
 from .pysource import PySource
 from .pystrings import in_docstring
-from .server import Sources
+from .sources import Sources
 
 
 def review_items(sources: Sources, coll: Collector, name: str, language: str, *,
@@ -35,9 +35,9 @@ def review_items(sources: Sources, coll: Collector, name: str, language: str, *,
                 continue
             total += 1
             if len(items) < limit:
-                text = (sources.text(path) or "").split("\n")
-                line_text = text[line] if line < len(text) else ""
-                items.append(ReviewItem(path, line, char, kind, line_text.strip()[:200]))
+                line_text = sources.line(path, line)
+                at = Position(line, char)
+                items.append(ReviewItem(location_of(sources.rel(path), Range(at, at)), kind, line_text.strip()[:200]))
     return items, total
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from lsp_bridge.types import Position
 
-from ..syntax import language_for, parse
-from .collect import Collector
-from .server import Sources
+from ...syntax import language_for, parse
+from .collector import Collector
+from .sources import Sources
 
 SHORTHANDS = frozenset({"shorthand_property_identifier", "shorthand_property_identifier_pattern"})
 PROPERTY_NODES = frozenset({"property_identifier", "private_property_identifier"})

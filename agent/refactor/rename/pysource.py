@@ -18,7 +18,7 @@ import tree_sitter as ts
 
 from lsp_bridge.types import Position, Range
 
-from ..syntax import parse
+from ...syntax import parse
 
 DeclKind = Literal[
     "function", "method", "class", "param", "attribute", "class_attr", "module_var", "alias", "import",

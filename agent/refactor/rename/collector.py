@@ -1,23 +1,31 @@
-"""The growing set of sites of one rename: one edit per range, the first reason kept."""
+"""The growing set of sites of one rename: one site per range, the first reason kept.
+
+Passes find sites in the bridge's terms (absolute paths, 0-based ranges); the collector keeps them
+indexed that way and holds each as the plan's `Site` (workspace-relative Location, new text, reason,
+and the text the range must hold: the old name, or nothing for an insertion)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import tree_sitter as ts
 
 from lsp_bridge.types import FileEdits, FileLocation, Position, Range
 
-from .model import SiteEdit
+from ..plan import Site, location_of
 from .pysource import PySource
 
 
 class Collector:
-    def __init__(self, new_name: str):
+    def __init__(self, new_name: str, *, old_name: str | None = None, rel: Callable[[Path], str] = Path.as_posix):
         self.new_name = new_name
-        self.edits: dict[tuple[Path, Range], SiteEdit] = {}
+        self.old_name = old_name
+        self.rel = rel  # absolute path -> the plan's workspace-relative path
+        self.edits: dict[tuple[Path, Range], Site] = {}
         self.starts: dict[Path, set[Position]] = {}
-        self.by_path: dict[Path, dict[Range, SiteEdit]] = {}
+        self.by_path: dict[Path, dict[Range, Site]] = {}
         self.seen_hashes: dict[Path, str] = {}
         self.file_ops: list[FileEdits] = []
         self.conflicts: list[str] = []
@@ -35,7 +43,8 @@ class Collector:
         for other in self._overlapping(path, rng):
             self.conflicts.append(f"{path}:{rng.start}: overlaps {other.reason} edit at {other.range.start}; skipped")
             return False
-        edit = self.edits[key] = SiteEdit(path, rng, self.new_name if new_text is None else new_text, reason)
+        edit = self.edits[key] = Site(location_of(self.rel(path), rng), self.new_name if new_text is None else new_text,
+                                      reason, self._expected(rng))
         self.by_path.setdefault(path, {})[rng] = edit
         self.starts.setdefault(path, set()).add(rng.start)
         return True
@@ -60,28 +69,37 @@ class Collector:
                 added += self.add(fe.path, change.range, reason, change.new_text)
         return added
 
+    def _expected(self, rng: Range) -> str | None:
+        """What the range must hold: the old name (nothing for an insertion); None when unknown."""
+        if rng.start == rng.end:
+            return ""
+        return self.old_name
+
     def relabel(self, path: Path, start: Position, reason: str) -> None:
         for rng, edit in self.by_path.get(path, {}).items():
             if rng.start == start:
-                self._replace(SiteEdit(edit.path, rng, edit.new_text, reason))
+                self._replace(path, rng, replace(edit, reason=reason))
                 return
 
-    def _replace(self, edit: SiteEdit) -> None:
-        self.edits[(edit.path, edit.range)] = edit
-        self.by_path[edit.path][edit.range] = edit
+    def _replace(self, path: Path, rng: Range, edit: Site) -> None:
+        self.edits[(path, rng)] = edit
+        self.by_path[path][rng] = edit
 
     def rewrite(self, path: Path, rng: Range, new_text: str, reason: str) -> None:
         """Replace the text (and reason) of the edit at exactly `rng`."""
-        self._replace(SiteEdit(path, rng, new_text, reason))
+        self._replace(path, rng, replace(self.edits[(path, rng)], new_text=new_text, reason=reason))
 
-    def drop(self, keep: object) -> list[SiteEdit]:
-        """Remove edits for which `keep(edit)` is false; returns them."""
-        dropped = [e for e in self.edits.values() if not keep(e)]  # type: ignore[operator]
-        for e in dropped:
-            del self.edits[(e.path, e.range)]
-            del self.by_path[e.path][e.range]
-            self.starts.get(e.path, set()).discard(e.range.start)
-        return dropped
+    def drop(self, keep: Callable[[Path], bool]) -> list[Path]:
+        """Remove the sites in files for which `keep(path)` is false; returns those files."""
+        dropped = [(path, rng) for path, rng in self.edits if not keep(path)]
+        for path, rng in dropped:
+            del self.edits[(path, rng)]
+            del self.by_path[path][rng]
+            self.starts.get(path, set()).discard(rng.start)
+        return [path for path, _ in dropped]
 
-    def _overlapping(self, path: Path, rng: Range) -> list[SiteEdit]:
-        return [e for e in self.by_path.get(path, {}).values() if e.range.start < rng.end and rng.start < e.range.end]
+    def sites(self) -> list[Site]:
+        return list(self.edits.values())
+
+    def _overlapping(self, path: Path, rng: Range) -> list[Site]:
+        return [e for r, e in self.by_path.get(path, {}).items() if r.start < rng.end and rng.start < r.end]

@@ -16,7 +16,8 @@ from lsp_bridge.errors import BridgeError
 from lsp_bridge.types import FileLocation
 
 from .pysource import Declared, PySource, classify, function_params, text_of
-from .server import SemanticServer, Sources
+from .server import SemanticServer
+from .sources import Sources
 
 MEMBER_KINDS = frozenset({"method", "class_attr", "attribute"})
 MODULE_KINDS = frozenset({"function", "class", "module_var"})
