@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 # Families add their module here: each has `register(subparsers) -> None`.
 COMMAND_MODULES: list[str] = ["agent.commands.run_cli", "agent.commands.code", "agent.commands.mcp",
-                               "agent.commands.syntax"]
+                               "agent.commands.syntax", "agent.view.command"]
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "make_context", "print_json"]
 

@@ -98,6 +98,8 @@ def cmd_refs(args: argparse.Namespace) -> int:
 
 def cmd_rename(args: argparse.Namespace) -> int:
     root = _root(args.root)
+    if args.view and not args.compare:
+        raise UsageError("--view shows a comparison: use it with --compare")
     tool_args = {**parse_target(args.target, root), "new_name": args.new_name,
                  "dry_run": bool(args.dry_run or args.compare), "allow_syntactic": args.allow_syntactic,
                  "check_diagnostics": args.check}
@@ -105,24 +107,23 @@ def cmd_rename(args: argparse.Namespace) -> int:
     if not args.compare or not result.get("success"):
         return _emit(args, result)
     text = _compare(root, result)
-    return _emit(args, result, text)
+    code = _emit(args, result, text)
+    if args.view:  # the same comparison as a page (agent/view), served until Ctrl+C
+        from ..view.launch import view_comparison
+
+        return view_comparison(root, result["data"]) or code
+    return code
 
 
 def _compare(root: Path, result: dict[str, Any]) -> str:
-    from ..semantic.compare import Site, compare_rename, format_compare
-    from ..semantic.languages import server_language
+    from ..semantic.compare import compare_plan, format_compare
     from ..toolcontext import ToolContext
     from ..workspace import Workspace
 
     data = result["data"]
     settings = _settings(root)
     ctx = ToolContext(Workspace(root, max_read_bytes=settings.workspace.max_read_bytes), settings)
-    planned = [Site(s["path"], s["line"], s["column"]) for s in data.get("sites", [])]
-    family = server_language(data["target"].rsplit(":", 2)[0])
-    compared = compare_rename(ctx, data["old_name"], family, planned)
-    if data.get("site_count", 0) > len(planned):
-        compared["note"] = f"only the first {len(planned)} of {data['site_count']} semantic sites were compared"
-    data["compare"] = compared
+    compared = data["compare"] = compare_plan(ctx, data)
     text = format_compare(ctx, compared, data["old_name"], data["new_name"])
     return f"{text}\n(nothing was written: --compare is a dry run)"
 
@@ -223,6 +224,8 @@ def register(sub: Any) -> None:
     p.add_argument("--compare", action="store_true",
                    help="dry run, side by side with a word-boundary text replacement: what it would wrongly "
                    "change and what it would miss")
+    p.add_argument("--view", action="store_true",
+                   help="with --compare: also open the comparison as a page of the web view (see `codeagent view`)")
     p.add_argument("--allow-syntactic", action="store_true",
                    help="without a language server, rename same-named identifiers in other files too")
     p.add_argument("--check", action="store_true",
