@@ -34,6 +34,7 @@ class ToolStep:
     name: str
     arguments: str  # pretty JSON when it parses
     args: dict[str, Any]
+    compact: str  # one line
     result: dict[str, Any] | None = None  # the tool_result event, once it is there
 
     @property
@@ -123,7 +124,8 @@ class RunView:
         elif kind == "tool_call":
             raw = str(ev.get("arguments") or "")
             args, pretty = _arguments(raw)
-            call = ToolStep(str(ev.get("call_id") or ""), str(ev.get("name") or "?"), pretty, args)
+            compact = json.dumps(args, ensure_ascii=False) if args else " ".join(raw.split())
+            call = ToolStep(str(ev.get("call_id") or ""), str(ev.get("name") or "?"), pretty, args, compact)
             step.tools.append(call)
             self._calls[call.call_id] = call
         elif kind == "tool_result":

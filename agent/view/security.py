@@ -5,8 +5,8 @@
   the browser is sent to the same URL without it) or as that cookie; compared in constant time;
 - only GET, HEAD and POST; a POST must come from the view's own origin and carry the CSRF token
   (`check_csrf`, called by each POST route on its parsed form);
-- no CORS headers ever; every answer forbids framing, sniffing, caching and sending a referrer, and
-  its Content-Security-Policy allows only the view's own scripts and styles.
+- no CORS headers ever; every answer forbids framing, sniffing, caching and sending a referrer to
+  other sites, and its Content-Security-Policy allows only the view's own scripts and styles.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"cache-control", b"no-store"),
 ]
 
