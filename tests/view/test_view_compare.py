@@ -5,11 +5,13 @@ the rename_symbol tool. Real language server (basedpyright); nothing is written.
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DOCS, FIXTURES, ViewServer
+from clikit import codeagent_command
+from viewkit import DOCS, FIXTURES, ViewServer, cli_env
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -63,11 +65,6 @@ def test_rename_compare_view_serves_the_comparison_and_the_form_agrees(tmp_path:
 
 
 def test_view_without_compare_is_a_usage_error(tmp_path: Path) -> None:
-    import subprocess
-
-    from clikit import codeagent_command
-    from conftest import cli_env
-
     proc = subprocess.run([*codeagent_command(), "rename", "a.py:1:1", "b", "--view", "--root", str(tmp_path)],
                           capture_output=True, text=True, env=cli_env(), timeout=60)
     assert proc.returncode == 2 and "--view shows a comparison: use it with --compare" in proc.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DOCS, TASK, ViewServer, scripted_run
+from viewkit import DOCS, TASK, ViewServer, scripted_run
 
 from agent.trajectory import Trajectory
 from agent.workspace import Workspace

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from conftest import FIXTURES, ViewServer, scripted_run
+from viewkit import FIXTURES, ViewServer, scripted_run
 
 
 @pytest.fixture(scope="module")
