@@ -82,6 +82,7 @@ class RunView:
     first_time: float = 0.0
     last_time: float = 0.0
     offset: int = 0  # bytes of the trajectory read so far (where the live tail goes on)
+    skipped: int = 0  # malformed events left out
     _calls: dict[str, ToolStep] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ building
@@ -89,7 +90,10 @@ class RunView:
         """Fold events in; the steps they touched (0 for the run's header)."""
         touched: set[int] = set()
         for ev in events:
-            touched.add(self._add(ev))
+            try:
+                touched.add(self._add(ev))
+            except (TypeError, ValueError, AttributeError):
+                self.skipped += 1  # a line no codeagent wrote (the folder is in the workspace): left out
         return touched
 
     def _add(self, ev: dict[str, Any]) -> int:
@@ -131,7 +135,7 @@ class RunView:
         elif kind == "tool_result":
             found = self._calls.get(str(ev.get("call_id") or ""))
             if found is not None:
-                found.result = ev
+                found.result = _clean_result(ev)
         return n
 
     # ------------------------------------------------------------------ reading
@@ -237,6 +241,21 @@ class RunIndex:
             views.append(cached[1])
         views.sort(key=lambda v: (v.first_time, v.run_id), reverse=True)
         return [v for v in views if status is None or v.status == status]
+
+
+def _clean_result(ev: dict[str, Any]) -> dict[str, Any]:
+    """A tool_result with the types the pages rely on (the file could have been written by anyone)."""
+    files = ev.get("files")
+    sites = ev.get("sites")
+    return {
+        "success": ev.get("success") is True, "executed": ev.get("executed") is not False,
+        "raw_output": str(ev.get("raw_output") or ""), "error": str(ev["error"]) if ev.get("error") else None,
+        "duration_s": float(ev.get("duration_s") or 0.0),
+        "files": [str(f) for f in files] if isinstance(files, list) else [],
+        "journal_id": str(ev["journal_id"]) if ev.get("journal_id") else None,
+        "diff": ev.get("diff") if isinstance(ev.get("diff"), str) else None,
+        "sites": [x for x in sites if isinstance(x, dict)] if isinstance(sites, list) else None,
+    }
 
 
 def _int(value: Any) -> int | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from viewkit import DOCS, TASK, ViewServer, scripted_run
+from viewkit import DOCS, TASK, ViewServer, scripted_run, stuck_run
 
 from agent.trajectory import Trajectory
 from agent.workspace import Workspace
@@ -153,3 +153,39 @@ def test_a_started_view_prints_its_url_and_stops_on_sigterm(buggy: Path) -> None
     server.stop()
     assert server.proc.returncode is not None and time.monotonic() - started < 30
     assert "Traceback" not in server.stderr
+
+
+def test_a_stuck_run_shows_the_hint_it_was_given_and_filters_by_status(buggy: Path, page: Any) -> None:
+    finished = scripted_run(buggy)
+    stuck = stuck_run(buggy)
+    server = ViewServer("view", "--root", str(buggy), "--port", "0")
+    try:
+        page.goto(f"{server.url}")
+        assert page.locator("tr[data-run]").count() == 2
+        assert page.locator("tr[data-run]").first.get_attribute("data-run") == stuck  # newest first
+        page.select_option("select[name=status]", "stuck")
+        page.wait_for_url("**/runs?status=stuck")
+        assert [r.get_attribute("data-run") for r in page.locator("tr[data-run]").all()] == [stuck]
+        page.goto(f"{server.origin}/runs?status=finished")
+        assert [r.get_attribute("data-run") for r in page.locator("tr[data-run]").all()] == [finished]
+        page.goto(f"{server.origin}/runs/{stuck}")
+        hint = page.locator(".step.has-stuck .flag.stuck")
+        assert hint.count() >= 1 and "stuck hint" in hint.first.inner_text()
+        assert "stopped:" in page.locator("#run-header").inner_text()
+    finally:
+        server.stop()
+
+
+def test_open_hands_the_printed_url_to_the_browser(buggy: Path, tmp_path: Path) -> None:
+    opener = tmp_path / "opener.sh"
+    seen = tmp_path / "opened.txt"
+    opener.write_text(f'#!/bin/sh\necho "$1" > {seen}\n')
+    opener.chmod(0o755)
+    server = ViewServer("view", "--root", str(buggy), "--port", "0", "--open", env={"BROWSER": str(opener)})
+    try:
+        deadline = time.monotonic() + 20
+        while not seen.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert seen.read_text().strip() == server.url
+    finally:
+        server.stop()

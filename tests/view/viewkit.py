@@ -34,9 +34,9 @@ def cli_env(**extra: str) -> dict[str, str]:
 class ViewServer:
     """`codeagent view` (or any command that serves the view) as a real process."""
 
-    def __init__(self, *args: str, cwd: Path | None = None, timeout: float = 120):
+    def __init__(self, *args: str, cwd: Path | None = None, timeout: float = 120, env: dict[str, str] | None = None):
         self.proc = subprocess.Popen([*codeagent_command(), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env=cli_env(), cwd=cwd)
+                                     text=True, env=cli_env(**(env or {})), cwd=cwd)
         self.lines: list[str] = []
         self.stderr = ""
         found = threading.Event()
@@ -90,3 +90,15 @@ def scripted_run(root: Path) -> str:
                               timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return str(json.loads(proc.stdout)["run_id"])
+
+
+def stuck_run(root: Path) -> str:
+    """A real run that calls the same failing tool until the stuck detector hints, then stops it."""
+    script = [tools_reply(call("read_file", file_path="stats/missing.py"))] * 10
+    with FakeOpenAI(list(script)) as server:
+        proc = subprocess.run([*codeagent_command(), "run", "read the stats module", "--root", str(root),
+                               "--base-url", server.base_url, "--model", "scripted-model", "--json"],
+                              capture_output=True, text=True, env=cli_env(), timeout=120)
+    outcome = json.loads(proc.stdout)
+    assert outcome["status"] == "stuck", proc.stdout + proc.stderr
+    return str(outcome["run_id"])
