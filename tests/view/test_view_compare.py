@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from clikit import codeagent_command
-from viewkit import DOCS, FIXTURES, ViewServer, cli_env
+from viewkit import DOCS, FIXTURES, ViewServer, call, cli_env, run_script, tools_reply
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -68,3 +68,28 @@ def test_view_without_compare_is_a_usage_error(tmp_path: Path) -> None:
     proc = subprocess.run([*codeagent_command(), "rename", "a.py:1:1", "b", "--view", "--root", str(tmp_path)],
                           capture_output=True, text=True, env=cli_env(), timeout=60)
     assert proc.returncode == 2 and "--view shows a comparison: use it with --compare" in proc.stderr
+
+
+def test_an_agent_rename_shows_its_diff_with_each_sites_reason(tmp_path: Path, page: Any) -> None:
+    root = (tmp_path / "pyproj").resolve()
+    shutil.copytree(FIXTURES / "pyproj", root)
+    run_id = run_script(root, "rename area_of to compute_area", [
+        tools_reply(call("rename_symbol", file_path="shapes/geometry.py", line=30, column=5, new_name="compute_area")),
+        tools_reply(call("finish", summary="renamed")),
+    ])
+    server = ViewServer("view", "--root", str(root), "--port", "0")
+    try:
+        page.goto(f"{server.origin}/runs/{run_id}?token={server.token}")
+        tool = page.locator('.tool[data-tool="rename_symbol"]')
+        files = tool.locator(".dfile .dname code").all_inner_texts()
+        assert {"shapes/__init__.py", "shapes/geometry.py", "tests/test_shapes.py"} <= set(files)
+        removed = tool.locator("table.unified tr.del")
+        assert removed.count() >= 8
+        reasons = set(tool.locator("table.unified tr.del .why").all_inner_texts())
+        assert {"lsp", "__all__"} <= reasons  # why each site changed, on its line
+        init = tool.locator(".dfile", has_text="shapes/__init__.py")
+        assert "__all__" in init.locator("tr.del", has_text="__all__ = [").inner_text()
+        tool.locator("details.sites summary").click()
+        assert tool.locator("details.sites tr").count() == 1 + 11  # header + every site with its reason
+    finally:
+        server.stop()

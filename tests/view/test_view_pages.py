@@ -4,13 +4,16 @@ restores the files (bytes checked) or is refused as `codeagent undo` refuses it.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from viewkit import DOCS, TASK, ViewServer, scripted_run, stuck_run
+from clikit import codeagent_command
+from viewkit import DOCS, TASK, ViewServer, cli_env, scripted_run, stuck_run
 
 from agent.trajectory import Trajectory
 from agent.workspace import Workspace
@@ -187,5 +190,34 @@ def test_open_hands_the_printed_url_to_the_browser(buggy: Path, tmp_path: Path) 
         while not seen.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         assert seen.read_text().strip() == server.url
+    finally:
+        server.stop()
+
+
+def test_operations_from_the_command_line_show_what_each_wrote(buggy: Path, page: Any) -> None:
+    """Two edits of one file outside any run: each diff is rebuilt from the journal (the first one's
+    new bytes are the second one's old bytes), and undoing the newest restores the middle state."""
+    env = cli_env()
+    for old, new in (("A tiny statistics module", "A small statistics module"), ("A small statistics", "A compact statistics")):
+        args = json.dumps({"file_path": "buggy.py", "old_text": old, "new_text": new})
+        proc = subprocess.run([*codeagent_command(), "tool", "replace_in_file", "--root", str(buggy), "--args", args],
+                              capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    middle = (buggy / "buggy.py").read_bytes().replace(b"A compact statistics", b"A small statistics")
+    server = ViewServer("view", "--root", str(buggy), "--port", "0")
+    try:
+        page.goto(f"{server.origin}/ops?token={server.token}")
+        ops = page.locator(".op")
+        assert ops.count() == 2 and ops.first.locator(".tag", has_text="command line").count() == 1
+        newest, oldest = ops.nth(0), ops.nth(1)
+        assert "compact statistics" in newest.locator("tr.add").inner_text()
+        assert "small statistics" in newest.locator("tr.del").inner_text()
+        assert "small statistics" in oldest.locator("tr.add").inner_text()
+        assert "tiny statistics" in oldest.locator("tr.del").inner_text()
+        page.once("dialog", lambda dialog: dialog.accept())
+        newest.locator("button.danger").click()
+        page.wait_for_selector(".flash.ok")
+        assert (buggy / "buggy.py").read_bytes() == middle
+        assert page.locator(".op").count() == 1
     finally:
         server.stop()

@@ -102,3 +102,13 @@ def stuck_run(root: Path) -> str:
     outcome = json.loads(proc.stdout)
     assert outcome["status"] == "stuck", proc.stdout + proc.stderr
     return str(outcome["run_id"])
+
+
+def run_script(root: Path, task: str, script: list[object]) -> str:
+    """A real `codeagent run` on `root` with any script; returns the run id."""
+    with FakeOpenAI(list(script)) as server:  # type: ignore[arg-type]
+        proc = subprocess.run([*codeagent_command(), "run", task, "--root", str(root), "--base-url", server.base_url,
+                               "--model", "scripted-model", "--json"], capture_output=True, text=True, env=cli_env(),
+                              timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return str(json.loads(proc.stdout)["run_id"])
