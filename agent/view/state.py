@@ -14,6 +14,7 @@ from starlette.responses import HTMLResponse, Response
 
 from ..registry import Registry
 from ..toolcontext import ToolContext
+from ..workspace import Workspace
 from . import chart, diffs
 from .compare import Comparison
 from .runs import RunIndex, RunView
@@ -34,7 +35,7 @@ class ViewState:
     _registry: Registry | None = None
 
     @property
-    def ws(self) -> Any:
+    def ws(self) -> Workspace:
         return self.ctx.workspace
 
     def registry(self) -> Registry:
