@@ -57,9 +57,11 @@ def _run(state: ViewState) -> Handler:
             run = load_run(state.ws, run_id)
         except TrajectoryError as exc:
             return _not_found(state, str(exc))
-        ops, _ = operations(state.ws, run_id=run_id)
-        return state.page("run.html", run=run, chart=chart.render(run), diff_of=diff_of,
-                          ops={op.entry.id: op for op in ops}, tab="runs")
+        # edits recorded before trajectories kept their diff: drawn from the journal, read only then
+        old_edits = any(t.result and t.result.get("journal_id") and not t.result.get("diff")
+                        for step in run.steps.values() for t in step.tools)
+        ops = {op.entry.id: op for op in operations(state.ws, run_id=run_id)[0]} if old_edits else {}
+        return state.page("run.html", run=run, chart=chart.render(run), diff_of=diff_of, ops=ops, tab="runs")
     return page
 
 

@@ -221,3 +221,21 @@ def test_operations_from_the_command_line_show_what_each_wrote(buggy: Path, page
         assert page.locator(".op").count() == 1
     finally:
         server.stop()
+
+
+def test_an_older_trajectory_without_diffs_draws_its_edits_from_the_journal(buggy: Path, page: Any) -> None:
+    run_id = scripted_run(buggy)
+    path = buggy / ".codeagent/runs" / f"{run_id}.jsonl"
+    events = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for ev in events:  # as trajectories were written before they kept each edit's diff
+        ev.pop("diff", None)
+        ev.pop("sites", None)
+    path.write_text("".join(json.dumps(ev) + "\n" for ev in events), encoding="utf-8")
+    server = ViewServer("view", "--root", str(buggy), "--port", "0")
+    try:
+        page.goto(f"{server.origin}/runs/{run_id}?token={server.token}")
+        edit = page.locator('.tool[data-tool="replace_in_file"]')
+        assert edit.locator(".difftitle").inner_text().lower() == "edit (from the journal)"
+        assert edit.locator("table.unified tr.add td.src").all_inner_texts() == ["    if not values:", "        return 0.0"]
+    finally:
+        server.stop()
