@@ -80,30 +80,29 @@ def cmd_semantic(args: argparse.Namespace) -> int:
     """def, refs, rename, diagnostics: the command's tool, in the daemon or in this process."""
     root = _root(args.root)
     settings = _settings(root)  # once per command: the daemon and the tools get these
+    if args.command == "rename" and args.view and not args.compare:
+        raise UsageError("--view shows a comparison: use it with --compare")
     result = run_tool(root, settings, TOOLS[args.command], tool_args(args.command, args, root),
                       use_daemon=not args.no_daemon)
     if args.command != "rename" or not args.compare or not result.get("success"):
         return _emit(args, result)
     text = _compare(root, settings, result)
-    return _emit(args, result, text)
+    code = _emit(args, result, text)
+    if args.view:  # the same comparison as a page (agent/view), served until Ctrl+C
+        from ..view.launch import view_comparison
+
+        return view_comparison(root, result["data"]) or code
+    return code
 
 
 def _compare(root: Path, settings: Settings, result: dict[str, Any]) -> str:
-    from ..languages import server_language
-    from ..refactor.compare import compare_rename, format_compare
-    from ..result import Location
+    from ..refactor.compare import compare_plan, format_compare
     from ..toolcontext import ToolContext
     from ..workspace import Workspace
 
     data = result["data"]
     ctx = ToolContext(Workspace(root, max_read_bytes=settings.workspace.max_read_bytes), settings)
-    planned = [Location(s["path"], s["line"], s["column"], s["end_line"], s["end_column"])
-               for s in data.get("sites", [])]
-    family = server_language(data["target"].rsplit(":", 2)[0])
-    compared = compare_rename(ctx, data["old_name"], family, planned)
-    if data.get("site_count", 0) > len(planned):
-        compared["note"] = f"only the first {len(planned)} of {data['site_count']} semantic sites were compared"
-    data["compare"] = compared
+    compared = data["compare"] = compare_plan(ctx, data)
     text = format_compare(ctx, compared, data["old_name"], data["new_name"])
     return f"{text}\n(nothing was written: --compare is a dry run)"
 

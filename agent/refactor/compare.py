@@ -92,6 +92,18 @@ def compare_rename(ctx: ToolContext, old_name: str, family: str | None,
     }
 
 
+def compare_plan(ctx: ToolContext, data: dict[str, Any]) -> dict[str, Any]:
+    """The comparison for a dry-run `rename_symbol` result's data: what `rename --compare` prints
+    and the web view's Compare page draws."""
+    planned = [Location(s["path"], s["line"], s["column"], s["end_line"], s["end_column"])
+               for s in data.get("sites", [])]
+    family = server_language(str(data["target"]).rsplit(":", 2)[0])
+    compared = compare_rename(ctx, data["old_name"], family, planned)
+    if data.get("site_count", 0) > len(planned):
+        compared["note"] = f"only the first {len(planned)} of {data['site_count']} semantic sites were compared"
+    return compared
+
+
 def format_compare(ctx: ToolContext, data: dict[str, Any], old: str, new: str, width: int = 100) -> str:
     """Two columns per differing site: what text replacement does, what the semantic rename does."""
     half = (width - 3) // 2
