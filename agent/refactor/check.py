@@ -23,8 +23,8 @@ from typing import Any
 from lsp_bridge import Diagnostic, LspSession
 from lsp_bridge.errors import BridgeError
 
+from ..languages import server_language
 from ..semantic.diagnostics import diagnostic_dict, format_diagnostic, remember, shown
-from ..semantic.languages import server_language
 from ..semantic.sessions import running_sessions
 from ..toolcontext import ToolContext
 from ..workspace import Applied

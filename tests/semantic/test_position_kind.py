@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from semantic_helpers import Caller
+from semantic_helpers import module_context
 
 from agent.config import Settings
-from agent.toolcontext import ToolContext
 
 pytestmark = pytest.mark.timeout(600)
 REPO = Path(__file__).resolve().parents[2]
@@ -74,9 +73,7 @@ def test_cli_says_what_is_at_the_position_and_exits_1(project: Path, cli: Callab
 
 
 def test_tools_fail_with_the_same_message_and_names_in_code_still_work(project: Path) -> None:
-    ctx = ToolContext.create(project, settings=Settings())
-    try:
-        call = Caller(ctx)
+    for _ctx, call in module_context(project, Settings()):
         for name in ("find_references", "find_definition"):
             res = call(name, file_path="mod.py", line=2, column=24)
             assert res.success is False and res.error is not None
@@ -90,8 +87,6 @@ def test_tools_fail_with_the_same_message_and_names_in_code_still_work(project: 
         assert ok.success is True and ok.data["definitions"][0]["path"] == "paths.ts", ok.error
         ok = call("find_definition", file_path="fast.ts", line=1, column=25)
         assert ok.success is True, ok.error
-    finally:
-        ctx.close()
 
 
 def test_a_refused_rename_shows_the_position_as_given(project: Path, cli: Callable[..., Any]) -> None:
