@@ -43,6 +43,9 @@ ARGUMENTS: dict[str, tuple[_Arg, ...]] = {
                         "server to re-check the changed files; new errors undo the rename and exit 1 (off by "
                         "default: a full re-check costs seconds on big files; the agent's rename_symbol tool "
                         "always checks)"}),
+        (("--strings",), {"action": _FLAG, "help": "also rename the name in string literals and docstrings "
+                          "(listed for review otherwise)"}),
+        (("--comments",), {"action": _FLAG, "help": "also rename the name in comments (listed for review otherwise)"}),
         (("--force",), {"action": _FLAG, "help": "keep the rename even when --check finds new errors"}),
     ),
     "diagnostics": ((("path",), {"help": "PATH (PATH:LINE:COL is accepted; the whole file is checked)"}),),
@@ -77,7 +80,8 @@ def tool_args(command: str, args: argparse.Namespace, root: Path) -> dict[str, A
         out["limit"] = 0  # the CLI lists every reference (a model's call is paged)
     if command == "rename":
         out.update(new_name=args.new_name, dry_run=bool(args.dry_run or args.compare),
-                   allow_syntactic=args.allow_syntactic, check_diagnostics=args.check, force=args.force)
+                   allow_syntactic=args.allow_syntactic, check_diagnostics=args.check, force=args.force,
+                   include_strings=args.strings, include_comments=args.comments)
     return out
 
 

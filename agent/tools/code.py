@@ -79,6 +79,12 @@ class RenameSymbolInput(PositionInput):
         True, description="After writing, wait for the language server to re-check the changed files and report "
         "the errors it finds that the rename introduced (a full re-check of each changed file: seconds on big ones). "
         "New errors undo the rename unless `force`.")
+    include_strings: bool = Field(
+        False, description="Also rename the name where it appears as a whole word in string literals and "
+        "docstrings (listed for review otherwise).")
+    include_comments: bool = Field(
+        False, description="Also rename the name where it appears as a whole word in comments (listed for review "
+        "otherwise).")
     force: bool = Field(
         False, description="Keep the rename even when the check finds errors it introduced (or cannot finish); "
         "without it such a rename is undone.")
@@ -90,11 +96,13 @@ class RenameSymbolInput(PositionInput):
 @tool(name="rename_symbol", model=RenameSymbolInput, toolset="semantic", mutating=True)
 def rename_symbol(ctx: ToolContext, args: RenameSymbolInput) -> ToolResult:
     """Rename a symbol everywhere it is used (definition, imports, calls through instances, keyword
-    arguments), from its definition or any use. Strings and comments are left alone. All files
-    change together (one undo); returns the diff and the files changed."""
+    arguments), from its definition or any use. The name in strings, docstrings and comments is
+    listed for review (renamed with include_strings / include_comments). All files change together
+    (one undo); returns the diff and the files changed."""
     target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
     return _rename_symbol(ctx, target, args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic,
-                          check_diagnostics=args.check_diagnostics, force=args.force)
+                          check_diagnostics=args.check_diagnostics, force=args.force,
+                          include_strings=args.include_strings, include_comments=args.include_comments)
 
 
 class GetDiagnosticsInput(BaseModel):

@@ -15,6 +15,8 @@ from ...workspace import Applied
 from ..check import CheckReport, baseline, recheck
 from ..commit import commit_plan, file_edits
 from ..shown_text import changed_lines_shown, whole_files
+from .review_groups import ranked_review
+from .review_text import textual_counts, textual_lines, unconfirmed_lines
 from .symbol import plan_symbol_rename
 
 MAX_SITES_LISTED = 500
@@ -23,8 +25,10 @@ SHOWN_CHARS = MAX_DIFF_CHARS - 1000  # of the diff a model reads: room for the n
 
 
 def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: bool,
-                  allow_syntactic: bool, check_diagnostics: bool = True, force: bool = False) -> ToolResult:
-    plan = plan_symbol_rename(ctx, target, new_name, allow_syntactic=allow_syntactic)
+                  allow_syntactic: bool, check_diagnostics: bool = True, force: bool = False,
+                  include_strings: bool = False, include_comments: bool = False) -> ToolResult:
+    plan = plan_symbol_rename(ctx, target, new_name, allow_syntactic=allow_syntactic,
+                              include_strings=include_strings, include_comments=include_comments)
     checked = file_edits(ctx.workspace, plan)
     sites = [s.to_dict() for sites in plan.by_file().values() for s in sites]
     unconfirmed = [{"path": r.location.path, "line": r.location.line, "column": r.location.column}
@@ -33,15 +37,19 @@ def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: b
     summary = (f"{'would rename' if dry_run else 'renamed'} {plan.old_name} -> {new_name}: {len(plan.sites)} "
                f"site(s) in {len(files)} file(s) [{plan.method}{'' if plan.complete else ', incomplete'}]")
     extra = list(plan.notes)
-    if unconfirmed:
-        extra.append(f"same name, not renamed ({len(unconfirmed)}; review: dynamic access, a string, or another "
-                     "symbol?):")
-        extra.extend(f"  {u['path']}:{u['line']}:{u['column']}" for u in unconfirmed[:MAX_UNCONFIRMED])
+    ranked = ranked_review(ctx, plan, target)
+    extra.extend(unconfirmed_lines(ranked))
+    extra.extend(textual_lines(plan))
     data: dict[str, Any] = {
         "old_name": plan.old_name, "new_name": new_name, "target": str(target.location), "method": plan.method,
         "complete": plan.complete, "sites": sites[:MAX_SITES_LISTED], "site_count": len(sites),
         "reasons": plan.reason_counts(), "unconfirmed": unconfirmed[:MAX_UNCONFIRMED],
         "unconfirmed_count": len(unconfirmed), "dry_run": dry_run,
+        "unconfirmed_ranked": [{"path": r.item.location.path, "line": r.item.location.line,
+                                "column": r.item.location.column, "rank": r.rank, "why": r.why}
+                               for r in ranked[:MAX_SITES_LISTED]],
+        "textual": [t.to_dict() for t in plan.textual[:MAX_SITES_LISTED]], "textual_count": len(plan.textual),
+        "textual_counts": textual_counts(plan),
     }
     if dry_run:
         diffs = [(e.path, unified_diff(e.path, checked.before.get(e.path), e.new_text)) for e in checked.edits]
