@@ -1,0 +1,56 @@
+"""Which definition encloses a position, and which one is named at it: the outlines of the files a
+navigation answer mentions, parsed once per tool call (hits are grouped by their enclosing symbol,
+hierarchy items are given their qualified name)."""
+
+from __future__ import annotations
+
+from ..errors import CodeagentError
+from ..languages import syntax_language
+from ..syntax import Symbol, flatten, outline
+from ..toolcontext import ToolContext
+from .references import LineCache
+
+
+class Outlines:
+    """Outlines (flattened, parents first) and line texts of workspace files, read on first use."""
+
+    def __init__(self, ctx: ToolContext):
+        self.ctx = ctx
+        self.lines = LineCache(ctx)
+        self._symbols: dict[str, list[Symbol]] = {}
+
+    def symbols(self, rel: str) -> list[Symbol]:
+        if rel not in self._symbols:
+            language = syntax_language(rel)
+            found: list[Symbol] = []
+            if language is not None:
+                try:
+                    found = list(flatten(outline(self.ctx.workspace.read(rel).text, language)))
+                except (CodeagentError, OSError, ValueError):
+                    found = []
+            self._symbols[rel] = found
+        return self._symbols[rel]
+
+    def enclosing(self, rel: str, line0: int, col0: int) -> Symbol | None:
+        """The innermost definition containing the 0-based position (None at module level)."""
+        best: Symbol | None = None
+        for sym in self.symbols(rel):
+            inside = (sym.line - 1, sym.column - 1) <= (line0, col0) < (sym.end_line - 1, sym.end_column - 1)
+            if inside and (best is None or (sym.line, sym.column) >= (best.line, best.column)):
+                best = sym
+        return best
+
+    def named_at(self, rel: str, line0: int, col0: int) -> Symbol | None:
+        """The definition whose name token starts at the 0-based position."""
+        for sym in self.symbols(rel):
+            if (sym.name_line - 1, sym.name_column - 1) == (line0, col0):
+                return sym
+        return None
+
+    def qualified(self, rel: str, line0: int, col0: int, fallback: str) -> str:
+        """`path::Name.path` of the definition named at a position (a local: `path::function.name`)."""
+        named = self.named_at(rel, line0, col0)
+        if named is not None:
+            return f"{rel}::{named.name_path}"
+        around = self.enclosing(rel, line0, col0)  # a local name or a parameter: inside its function
+        return f"{rel}::{around.name_path}.{fallback}" if around is not None else f"{rel}::{fallback}"
