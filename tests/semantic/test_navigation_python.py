@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from semantic_helpers import Caller, copy_fixture, line_col, module_context, run_cli, tree
 
+from agent.semantic.sessions import notify_changed
 from agent.toolcontext import ToolContext
 
 pytestmark = pytest.mark.timeout(600)
@@ -135,9 +136,7 @@ def test_quick_fix_adds_a_missing_import_and_undo_restores(env: tuple[ToolContex
         assert missing.read_text() == "def f():\n    return make_box(1)\n"
     finally:
         missing.unlink()
-        env[0].workspace  # the module's context stays usable
-    from agent.semantic.sessions import notify_changed
-    notify_changed(env[0], [missing])
+        notify_changed(env[0], [missing])
 
 
 def test_replace_one_method_leaves_the_rest_byte_identical(call: Caller, proj: Path) -> None:
@@ -151,8 +150,7 @@ def test_replace_one_method_leaves_the_rest_byte_identical(call: Caller, proj: P
     at = old.index(b"    def area(self) -> float:", old.index(b"class Circle(Shape):"))
     assert new[:at] == old[:at] and new[at + 2:] == old[at + 2:]
     assert new[at:at + 2] == [b"    def area(self) -> float:", b"        return 3.14159 * self.r ** 2"]
-    env_ctx = call.ctx
-    env_ctx.workspace.undo(r.data["journal_id"])
+    call.ctx.workspace.undo(r.data["journal_id"])
     assert path.read_bytes() == before
 
 
@@ -169,7 +167,6 @@ def test_insert_after_a_decorated_function(call: Caller, proj: Path) -> None:
     assert path.read_text() == before
     r = call("insert_before_symbol", name_path="unit", file_path="shapes/kinds.py", text="X = 1\n")
     assert r.success, r.error
-    assert "    return 'label'" not in path.read_text()
     assert '\n\n\nX = 1\n\n\n@functools.lru_cache(maxsize=None)\ndef unit()' in path.read_text()
     call.ctx.workspace.undo(r.data["journal_id"])
 
