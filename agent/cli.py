@@ -14,7 +14,7 @@ from .errors import CodeagentError, ToolUsageError
 
 # Families add their module here: each has `register(subparsers) -> None`.
 COMMAND_MODULES: list[str] = ["agent.commands.run_arguments", "agent.commands.code", "agent.commands.mcp",
-                               "agent.commands.syntax"]
+                               "agent.commands.syntax", "agent.commands.navigation"]
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_json"]
 

@@ -85,7 +85,7 @@ def _preview(ctx: ToolContext, action: Action) -> tuple[list[str], list[str]]:
     for e in edits:
         before = None if e.old_hash is None else ctx.workspace.read(e.path).text
         diff = [ln for ln in unified_diff(e.path, before, e.new_text).split("\n")
-                if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+                if ln[:1] in ("+", "-") and not ln.startswith(("+++", "---"))]
         lines.append(f"   {e.path}:")
         lines += [f"     {ln}" for ln in diff[:MAX_PREVIEW_LINES]]
         if len(diff) > MAX_PREVIEW_LINES:
