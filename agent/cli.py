@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
+from .commands.jsonargs import parse_json_args
 from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
 from .errors import CodeagentError, ToolUsageError
 
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
 # Families add their module here: each has `register(subparsers) -> None`.
 COMMAND_MODULES: list[str] = ["agent.commands.run_arguments", "agent.commands.code", "agent.commands.mcp",
-                               "agent.commands.syntax", "agent.commands.navigation"]
+                               "agent.commands.syntax", "agent.commands.trust", "agent.view.command",
+                               "agent.commands.navigation"]
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_json"]
 
@@ -36,11 +41,7 @@ def cmd_tool(args: argparse.Namespace) -> int:
     from .bootstrap import load_all_tools
 
     registry = load_all_tools()
-    text = _read_args(args.args)
-    try:
-        raw = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--args is not valid JSON: {exc.msg} at char {exc.pos}") from exc
+    raw = parse_json_args(_read_args(args.args))
     try:
         tool, params = registry.validate(args.name, raw)
     except ToolUsageError as exc:
@@ -80,20 +81,50 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
     with make_context(args.root) as ctx:
         ws = ctx.workspace
-        if getattr(args, "run", None):
-            entries = ws.journal.for_run(args.run)
-            if not entries:
-                print(f"codeagent: nothing to undo for run {args.run!r}", file=sys.stderr)
-                return EXIT_FAILED
-        else:
-            entries = [ws.journal.last()]
-        ws.undo_many(entries, force=args.force)
+        if args.list:
+            return _list_journal(ws, as_json=args.json)
+        try:
+            if args.run:
+                entries = ws.undo_run(args.run, force=args.force)
+                if not entries:
+                    print(f"codeagent: nothing to undo for run {args.run!r}", file=sys.stderr)
+                    return EXIT_FAILED
+            else:
+                entries = [ws.undo(force=args.force)]
+        finally:
+            for note in ws.recovered:
+                print(f"codeagent: {note}", file=sys.stderr)
     files = sorted({f.path for entry in entries for f in entry.files})
     if args.json:
         print_json({"success": True, "files": files, "operations": [e.operation for e in entries]})
     else:
         for entry in entries:
             print(f"undid {entry.operation}: {', '.join(f.path for f in entry.files)}")
+    return EXIT_OK
+
+
+def _list_journal(ws: Workspace, *, as_json: bool) -> int:
+    """`undo --list`: every entry, newest last; an entry without a valid MAC says so."""
+    ws.recover()
+    listing = ws.journal.listing()
+    rows: list[dict[str, Any]] = []
+    for s in listing:
+        if s.entry is None:
+            rows.append({"id": s.id, "status": "unauthenticated", "problem": s.problem})
+        else:
+            rows.append({"id": s.id, "status": "ok", "operation": s.entry.operation, "run_id": s.entry.run_id,
+                         "files": [f.path for f in s.entry.files]})
+    if as_json:
+        print_json({"success": True, "entries": rows})
+        return EXIT_OK
+    for row in rows:
+        if row["status"] == "ok":
+            run = f" [run {row['run_id']}]" if row["run_id"] else ""
+            print(f"{row['id']}{run} {row['operation']}: {len(row['files'])} file(s)")
+        else:
+            print(f"{row['id']} UNAUTHENTICATED: never replayed ({row['problem']})")
+    if not rows:
+        print("the edit journal is empty")
     return EXIT_OK
 
 
@@ -120,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default=".", help="workspace root")
     p.add_argument("--run", help="undo every change of this agent run")
     p.add_argument("--force", action="store_true", help="undo even if the files changed since")
+    p.add_argument("--list", action="store_true", help="list the journal's entries (unauthenticated ones say so)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(func=cmd_undo)
 

@@ -21,6 +21,7 @@ from lsp_bridge import convert
 from lsp_bridge.client import BridgeClient
 from lsp_bridge.edits import workspace_edit_to_file_edits
 from lsp_bridge.errors import BridgeError, InvalidEdit, RequestFailed
+from lsp_bridge.exchanges import pushed_diagnostics
 from lsp_bridge.session import LspSession
 from lsp_bridge.types import FileEdits, Position, Range
 from lsp_bridge.uris import path_to_uri, uri_to_path
@@ -207,7 +208,7 @@ async def _raw_diagnostics(session: LspSession, client: BridgeClient, doc: Any) 
         params = lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(doc.path)))
         report = await client.request(lsp.TEXT_DOCUMENT_DIAGNOSTIC, params, session.request_timeout)
         return list(getattr(report, "items", None) or [])
-    return await session._pushed_diagnostics(client, doc)
+    return await pushed_diagnostics(client, doc, server=session.spec.name, timeout=session.request_timeout)
 
 
 def _overlaps(a: lsp.Range, b: lsp.Range) -> bool:

@@ -1,6 +1,6 @@
-"""code_actions and apply_code_action: the server's quick fixes and refactorings at a position or
-range (numbered, each with the change it would make), and applying one of them, chosen by its
-title, as one journaled edit through `commit` (syntax guard, diagnostics delta, undoable)."""
+"""code_actions: the server's quick fixes and refactorings at a position or range, numbered, each
+with the change it would make; `request_actions` and `choose` serve apply_code_action
+(agent/refactor/code_action.py, which commits one as an EditPlan)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from lsp_bridge.errors import InvalidEdit, NotReady
 from lsp_bridge.navigation import Action
 from lsp_bridge.types import FileEdits
 
-from ..commit import commit, unified_diff
+from ..commit import unified_diff
 from ..errors import ToolFailure
 from ..languages import server_language
 from ..result import FileEdit, ToolResult
@@ -24,7 +24,7 @@ MAX_ACTIONS = 40
 MAX_PREVIEW_LINES = 12
 
 
-def _request(ctx: ToolContext, file_path: str, line: int, column: int, end_line: int | None,
+def request_actions(ctx: ToolContext, file_path: str, line: int, column: int, end_line: int | None,
              end_column: int | None) -> tuple[str, list[Action]]:
     real = ctx.workspace.resolve(file_path)
     doc = ctx.workspace.read(real)
@@ -95,7 +95,7 @@ def _preview(ctx: ToolContext, action: Action) -> tuple[list[str], list[str]]:
 
 def list_code_actions(ctx: ToolContext, file_path: str, line: int, column: int, end_line: int | None,
                       end_column: int | None) -> ToolResult:
-    where, actions = _request(ctx, file_path, line, column, end_line, end_column)
+    where, actions = request_actions(ctx, file_path, line, column, end_line, end_column)
     out = [f"{len(actions)} code action(s) at {where}" + (":" if actions else
                                                           " (the server offers none here)")]
     rows: list[dict[str, Any]] = []
@@ -128,16 +128,3 @@ def choose(actions: list[Action], title: str) -> Action:
             raise ToolFailure(f"{len(found)} actions match {title!r}: {titles}; give the whole title")
     offered = "; ".join(repr(a.title) for a in actions[:20]) or "none"
     raise ToolFailure(f"no code action titled {title!r} here; the server offers: {offered}")
-
-
-def apply_code_action(ctx: ToolContext, file_path: str, line: int, column: int, end_line: int | None,
-                      end_column: int | None, title: str) -> ToolResult:
-    where, actions = _request(ctx, file_path, line, column, end_line, end_column)
-    action = choose(actions, title)
-    if action.disabled:
-        raise ToolFailure(f"{action.title!r} is disabled here: {action.disabled}")
-    edits = _file_edits(ctx, action)
-    result = commit(ctx, edits, operation=f"code action: {action.title}",
-                    summary=f"applied {action.title!r} at {where}")
-    result.data.setdefault("title", action.title)
-    return result

@@ -8,10 +8,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ..refactor.code_action import apply_code_action as _apply_code_action
 from ..registry import tool
 from ..result import ToolResult
 from ..semantic.calls import call_hierarchy as _call_hierarchy
-from ..semantic.code_actions import apply_code_action as _apply_code_action
 from ..semantic.code_actions import list_code_actions
 from ..semantic.implementations import find_implementations as _find_implementations
 from ..semantic.target import resolve_target
