@@ -127,11 +127,14 @@ def main() -> int:
             data = answers[f"call_hierarchy {name}"]["data"]
             tool_sites = {(s["path"], s["line"]) for n in data["calls"] for s in n["calls_at"]}
             ref_sites = call_sites_from_refs(raw, root, rel, line, col)
+            missing = sorted(raw_sites - tool_sites)
+            only_refs, only_tool = sorted(ref_sites - tool_sites), sorted(tool_sites - ref_sites)
             checks[name] = {"server_callers": len(raw_calls), "tool_callers": len(data["calls"]),
-                            "server_sites_missing_from_tool": sorted(raw_sites - tool_sites),
-                            "refs_call_sites": len(ref_sites), "tool_sites": len(tool_sites),
-                            "in_refs_not_in_tool": sorted(ref_sites - tool_sites)[:20],
-                            "in_tool_not_in_refs": sorted(tool_sites - ref_sites)[:20]}
+                            "server_sites": len(raw_sites), "tool_sites": len(tool_sites),
+                            "server_sites_missing_from_tool": len(missing), "missing_examples": missing[:10],
+                            "refs_call_sites": len(ref_sites),
+                            "in_refs_not_in_tool": len(only_refs), "in_refs_not_in_tool_examples": only_refs[:10],
+                            "in_tool_not_in_refs": len(only_tool), "in_tool_not_in_refs_examples": only_tool[:10]}
         report["correctness"] = checks
     finally:
         raw.close()

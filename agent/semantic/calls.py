@@ -20,7 +20,7 @@ from .outlines import Outlines
 from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path, inside_workspace
 
-MAX_NODES = 200
+MAX_NODES = 2000  # every caller stays in data; the text is cut by the token budget (and says so)
 Direction = Literal["incoming", "outgoing"]
 
 

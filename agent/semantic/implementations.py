@@ -26,7 +26,9 @@ def find_implementations(ctx: ToolContext, target: Target) -> ToolResult:
     try:
         session = session_for(ctx, target.server)
         found = session.implementation(target.real, target.pos)
-        definitions = session.definition(target.real, target.pos)
+        here = outlines.named_at(target.path, target.pos.line, target.name_start)
+        # At a definition the outline names it; from a use, the server says where it is defined.
+        definitions = [] if here is not None else session.definition(target.real, target.pos)
         source = "lsp"
     except NotReady as exc:
         raise ToolFailure(f"{exc}; try again when it has finished indexing") from exc

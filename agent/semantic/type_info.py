@@ -71,7 +71,10 @@ def type_info(ctx: ToolContext, target: Target) -> ToolResult:
     try:
         session = session_for(ctx, target.server)
         raw = navigation.hover(session, target.real, target.pos)
-        definitions = session.definition(target.real, target.pos)
+        # At a definition the outline names it: no second request needed.
+        outlines = Outlines(ctx)
+        here = outlines.named_at(target.path, target.pos.line, target.name_start)
+        definitions = [] if here is not None else session.definition(target.real, target.pos)
     except NotReady as exc:
         raise ToolFailure(f"{exc}; try again when it has finished indexing") from exc
     except UNAVAILABLE as exc:
@@ -82,8 +85,10 @@ def type_info(ctx: ToolContext, target: Target) -> ToolResult:
                              symbol=target.name, target=str(target.location), signature="", kind=None)
     signature, doc = clean_hover(raw)
     kind, bare = kind_of(signature)
-    outlines = Outlines(ctx)
     qualified, defined_at = target.name, None
+    if here is not None:
+        qualified = f"{target.path}::{here.name_path}"
+        defined_at = f"{target.path}:{target.pos.line + 1}:{target.name_start + 1}"
     for loc in definitions[:1]:
         rel = display_path(ctx, loc.path)
         start = loc.range.start
