@@ -39,7 +39,7 @@ def test_hover_cleaning() -> None:
     assert (sig, doc) == ("(method) def get(self) -> T", "Return the item.")
     assert kind_of(sig) == ("method", "def get(self) -> T")
     assert declared_type("first", "const first: Circle") == "Circle"
-    assert declared_type("r", "(property) Circle.r: number".split(") ", 1)[1]) == "number"
+    assert declared_type("r", kind_of("(property) Circle.r: number")[1]) == "number"
 
 
 def test_bases_from_class_headers() -> None:
