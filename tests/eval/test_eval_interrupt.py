@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import policy, task_of
 from fake_openai import FakeOpenAI, Reply
 
@@ -27,7 +28,8 @@ def _wait(pred: Any, timeout: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_ctrl_c_keeps_finished_units_and_resume_runs_the_rest(suite: Path, tmp_path: Path,
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_keeps_finished_units_and_resume_runs_the_rest(jobs: str, suite: Path, tmp_path: Path,
                                                               short_timeouts: Path) -> None:
     short_timeouts.write_text("[llm]\ntimeout = 60\nretry_backoff = 0.01\n", encoding="utf-8")
     out = tmp_path / "out"
@@ -40,7 +42,7 @@ def test_ctrl_c_keeps_finished_units_and_resume_runs_the_rest(suite: Path, tmp_p
     with FakeOpenAI([stall_on_solve2] * 20) as server:
         proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "eval", "--suite", str(suite), "--base-url",
                                  server.base_url, "--model", "m", "--out", str(out), "--toolsets", "text",
-                                 "--tasks", "solve,solve2,never"],
+                                 "--tasks", "solve,solve2,never", "--jobs", jobs],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
         try:
             _wait(lambda: any("Then stop." in task_of(b) for b in server.requests), 120, "the stalled request")
