@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
+from .commands.tool_command import ARGUMENTS as TOOL_ARGUMENTS
+from .commands.tool_command import STARTS_DAEMON, parse_args_json
 from .errors import CodeagentError, ToolUsageError
 
 # Families add their module here: each has `register(subparsers) -> None`.
@@ -19,40 +21,51 @@ COMMAND_MODULES: list[str] = ["agent.commands.run_arguments", "agent.commands.co
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_json"]
 
 
-def _read_args(spec: str) -> str:
-    """--args is JSON text, `-` for stdin, or `@FILE` (handy for patches and long contents)."""
-    if spec == "-":
-        return sys.stdin.read()
-    if spec.startswith("@"):
-        try:
-            with open(spec[1:], encoding="utf-8") as fh:
-                return fh.read()
-        except OSError as exc:
-            raise UsageError(f"--args {spec}: {exc.strerror or exc}") from exc
-    return spec
-
-
 def cmd_tool(args: argparse.Namespace) -> int:
     from .bootstrap import load_all_tools
 
     registry = load_all_tools()
-    text = _read_args(args.args)
-    try:
-        raw = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--args is not valid JSON: {exc.msg} at char {exc.pos}") from exc
+    raw = parse_args_json(args.args)
     try:
         tool, params = registry.validate(args.name, raw)
     except ToolUsageError as exc:
         raise UsageError(str(exc)) from exc
+    if tool.read_only and not args.no_daemon:
+        result = _tool_in_daemon(args, tool.name, raw)
+        if result is not None:
+            print_json(result)
+            return EXIT_OK if result.get("success") else EXIT_FAILED
     # --stream: a command's output live on stderr, so stdout stays one JSON object
     on_output = _stream_to_stderr if args.stream else None
     from .commands.context import make_context
 
     with make_context(args.root, on_output=on_output) as ctx:
-        result = registry.execute(ctx, tool, params)
-    print_json(result.to_dict())
-    return EXIT_OK if result.success else EXIT_FAILED
+        result_obj = registry.execute(ctx, tool, params)
+    print_json(result_obj.to_dict())
+    return EXIT_OK if result_obj.success else EXIT_FAILED
+
+
+def _tool_in_daemon(args: argparse.Namespace, name: str, call_args: dict[str, Any]) -> dict[str, Any] | None:
+    """A read-only tool in the workspace's daemon: one that runs (this call tells it the settings,
+    so the next call takes the fast path), or a new one for the language-server tools of
+    STARTS_DAEMON. None: run it here."""
+    from pathlib import Path
+
+    from .commands.code import run_tool
+    from .config import load_settings
+    from .daemon.protocol import DaemonError, state_dir
+
+    root = Path(args.root).expanduser().resolve()
+    try:
+        if name not in STARTS_DAEMON and not (state_dir(root) / "sock").exists():
+            return None
+        settings = load_settings(root)
+    except (CodeagentError, OSError):  # the in-process path reports a bad root or config itself
+        return None
+    try:
+        return run_tool(root, settings, name, call_args, use_daemon=True)
+    except DaemonError:
+        return None
 
 
 def _stream_to_stderr(text: str) -> None:
@@ -102,11 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("tool", help="run one tool and print its result as JSON")
-    p.add_argument("name", help="tool name (see `codeagent tools`)")
-    p.add_argument("--args", default="{}", help="the tool's arguments as a JSON object; `-` reads it from stdin, "
-                   "`@FILE` from a file")
-    p.add_argument("--root", default=".", help="workspace root (default: the current folder)")
-    p.add_argument("--stream", action="store_true", help="show a shell tool's output live on stderr")
+    for flags, kw in TOOL_ARGUMENTS:
+        p.add_argument(*flags, **kw)
     p.set_defaults(func=cmd_tool)
 
     p = sub.add_parser("tools", help="list the tools")

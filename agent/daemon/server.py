@@ -168,6 +168,9 @@ class Daemon:
         name, args = request.get("name"), request.get("args")
         if not isinstance(name, str) or not isinstance(args, dict):
             return {"ok": False, "error": "a tool request needs a name and an args object"}
+        if request.get("read_only") and name in self.registry.names() and not self.registry.get(name).read_only:
+            return {"ok": False, "not_read_only": True, "error": f"{name} changes files or runs commands: run it "
+                    "in the calling process"}
         started = time.monotonic()
         try:
             listing = self._listing  # None until its folder walk is done: that walk sees everything
