@@ -113,7 +113,7 @@ def _ask(root: Path, name: str, arguments: dict[str, Any], *, read_only: bool = 
         sock_path = state_dir(root) / "sock"
         if not sock_path.exists():
             return None
-        message = {"op": "tool", "build": build_id(), "inputs": inputs_id(root), "name": name, "args": arguments}
+        message: dict[str, Any] = {"op": "tool", "build": build_id(), "inputs": inputs_id(root), "name": name, "args": arguments}
         if read_only:
             message["read_only"] = True
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
