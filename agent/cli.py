@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
+from . import __version__
+from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json, print_undo_hint
 from .commands.tool_command import ARGUMENTS as TOOL_ARGUMENTS
 from .commands.tool_command import STARTS_DAEMON, parse_args_json
 from .errors import CodeagentError, ToolUsageError
@@ -41,7 +44,9 @@ def cmd_tool(args: argparse.Namespace) -> int:
 
     with make_context(args.root, on_output=on_output) as ctx:
         result_obj = registry.execute(ctx, tool, params)
-    print_json(result_obj.to_dict())
+    out = result_obj.to_dict()
+    print_json(out)
+    print_undo_hint(out, args.root)
     return EXIT_OK if result_obj.success else EXIT_FAILED
 
 
@@ -85,18 +90,48 @@ def cmd_tools(args: argparse.Namespace) -> int:
             first = t.description.split(". ")[0]
             flags = "".join([" [mutating]" if t.mutating else "", " [shell]" if t.shell else ""])
             print(f"{t.name:22} {t.toolset:9}{flags} {first}")
+            print(f"{'':22} {_parameters_line(t.parameters_schema())}")
+    return EXIT_OK
+
+
+def _parameters_line(schema: dict[str, Any]) -> str:
+    """`file_path: string (required), start_line: integer = None`: a tool's parameters at a glance."""
+    required = set(schema.get("required", []))
+    parts = []
+    for name, prop in schema.get("properties", {}).items():
+        alternatives = [str(alt.get("type", "?")) for alt in prop.get("anyOf", []) if alt.get("type") != "null"]
+        kind = prop.get("type") or "|".join(alternatives) or "any"
+        if kind == "array" and isinstance(prop.get("items"), dict):
+            kind = f"array of {prop['items'].get('type', 'any')}"
+        if name in required:
+            parts.append(f"{name}: {kind} (required)")
+        else:
+            parts.append(f"{name}: {kind} = {json.dumps(prop.get('default'))}")
+    return "parameters: " + (", ".join(parts) if parts else "none")
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    import shtab
+
+    print(shtab.complete(build_parser(), shell=args.shell), end="")
     return EXIT_OK
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
     from .commands.context import make_context
+    from .trajectory import TrajectoryError, run_path
 
     with make_context(args.root) as ctx:
         ws = ctx.workspace
         if getattr(args, "run", None):
             entries = ws.journal.for_run(args.run)
             if not entries:
-                print(f"codeagent: nothing to undo for run {args.run!r}", file=sys.stderr)
+                try:
+                    known = run_path(ws, args.run).is_file()
+                except TrajectoryError:  # not even the shape of a run id
+                    known = False
+                print(f"codeagent: nothing to undo for run {args.run!r}" if known else
+                      f"codeagent: no such run {args.run!r} (see `codeagent runs`)", file=sys.stderr)
                 return EXIT_FAILED
         else:
             entries = [ws.journal.last()]
@@ -112,7 +147,15 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codeagent", description="A coding agent whose tools understand code.")
+    parser.add_argument("--version", action="version", version=f"codeagent {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)",
+                       description="Print the completion script of `codeagent` for a shell, e.g. "
+                       "`eval \"$(codeagent completion bash)\"` in ~/.bashrc, "
+                       "`codeagent completion fish > ~/.config/fish/completions/codeagent.fish`.")
+    p.add_argument("shell", choices=["bash", "zsh", "fish"])
+    p.set_defaults(func=cmd_completion)
 
     p = sub.add_parser("tool", help="run one tool and print its result as JSON")
     for flags, kw in TOOL_ARGUMENTS:
@@ -160,6 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("codeagent: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `codeagent tools | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from ..config import ConfigError, Settings, load_settings
 from ..errors import ToolUsageError
 from .arguments import COMMAND_HELP, TOOLS, add_arguments, add_common, tool_args
 from .context import make_context
-from .output import EXIT_FAILED, EXIT_OK, UsageError, emit, print_json
+from .output import EXIT_FAILED, EXIT_OK, UsageError, emit, print_json, print_undo_hint
 
 
 # ---------------------------------------------------------------------------------- running a tool
@@ -71,7 +71,9 @@ def run_tool(root: Path, settings: Settings, name: str, tool_args: dict[str, Any
 
 
 def _emit(args: argparse.Namespace, result: dict[str, Any], text: str | None = None) -> int:
-    return emit(bool(args.json), result, text)
+    code = emit(bool(args.json), result, text)
+    print_undo_hint(result, args.root)
+    return code
 
 
 def cmd_semantic(args: argparse.Namespace) -> int:

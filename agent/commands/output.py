@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from typing import Any
 
@@ -35,3 +36,16 @@ def emit(as_json: bool, result: dict[str, Any], text: str | None = None) -> int:
     except BrokenPipeError:  # `codeagent refs ... | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return EXIT_OK if result.get("success") else EXIT_FAILED
+
+
+def print_undo_hint(result: dict[str, Any], root: str) -> None:
+    """After a call that wrote files (a journal entry), one line on stderr saying how to undo it;
+    stderr, so that stdout stays the result (or the one JSON object)."""
+    if not result.get("success") or not (result.get("data") or {}).get("journal_id"):
+        return
+    try:
+        here = os.path.realpath(root) == os.path.realpath(os.getcwd())
+    except OSError:
+        here = False
+    where = "" if here else f" --root {shlex.quote(root)}"
+    print(f"codeagent: undo this with `codeagent undo{where}`", file=sys.stderr)

@@ -22,7 +22,7 @@ from typing import Any
 
 from . import tool_command
 from .arguments import ARGUMENTS, COMMON, NO_DAEMON, TOOLS, tool_args
-from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, emit, print_json
+from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, emit, print_json, print_undo_hint
 
 REQUEST_TIMEOUT = 3600.0  # a warm daemon answers in well under a second; this only bounds a hang
 
@@ -66,7 +66,9 @@ def try_fast(argv: Sequence[str]) -> int | None:
     if not result.get("success") and (result.get("data") or {}).get("usage_error"):
         print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
         return EXIT_USAGE
-    return emit(args.json, result)
+    code = emit(args.json, result)
+    print_undo_hint(result, args.root)
+    return code
 
 
 def _try_tool(argv: Sequence[str]) -> int | None:
@@ -96,7 +98,7 @@ def _try_tool(argv: Sequence[str]) -> int | None:
         print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
         return EXIT_USAGE
     print_json(result)
-    return EXIT_OK if result.get("success") else EXIT_FAILED
+    return EXIT_OK if result.get("success") else EXIT_FAILED  # (read-only: nothing to undo)
 
 
 def _ask(root: Path, name: str, arguments: dict[str, Any], *, read_only: bool = False) -> dict[str, Any] | None:

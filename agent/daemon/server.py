@@ -24,6 +24,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import setproctitle
+
 from ..bootstrap import load_all_tools, open_context
 from ..config import Settings
 from ..languages import server_language
@@ -203,6 +205,8 @@ def _bind(path: Path) -> socket.socket:
 
 def run(root: Path, state: Path, settings: Settings, warm: list[str], warm_files: list[str] | None = None) -> int:
     """Serve until idle, stopped or orphaned. `settings` are the starting CLI's, exactly."""
+    # `ps` and `top` name the daemon and its workspace, not the `codeagent refs ...` it forked from.
+    setproctitle.setproctitle(f"codeagent daemon {root}")
     log_file = state / "daemon.log"
     if log_file.exists() and log_file.stat().st_size > MAX_LOG_BYTES:
         log_file.unlink()
