@@ -83,6 +83,9 @@ class LspSettings(_Section):
     typescript_server: str = Field(
         "tsc", description="TypeScript/JavaScript server: tsc (TypeScript 7's native `tsc --lsp`, alias tsgo) "
         "or typescript-language-server (classic tsserver, alias tsls).")
+    server_fallback: bool = Field(
+        True, description="When tsc (TypeScript 7) rejects the project's tsconfig.json (e.g. `baseUrl`, "
+        "`moduleResolution: node`), use typescript-language-server (TypeScript 5.x) for that workspace.")
     server_commands: dict[str, list[str]] = Field(
         default_factory=dict, description="Override the command line of a language's server, e.g. "
         "{python = [\"basedpyright-langserver\", \"--stdio\"]}; keys: python, typescript.")
@@ -304,6 +307,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "CODEAGENT_MODEL": ("llm", "model"),
     "CODEAGENT_PYTHON_SERVER": ("lsp", "python_server"),
     "CODEAGENT_TS_SERVER": ("lsp", "typescript_server"),
+    "CODEAGENT_SERVER_FALLBACK": ("lsp", "server_fallback"),
     "CODEAGENT_SERVERS_DIR": ("lsp", "install_dir"),
     "CODEAGENT_LSP_DAEMON": ("lsp", "daemon"),
     "CODEAGENT_DAEMON_IDLE_TIMEOUT": ("lsp", "daemon_idle_timeout"),
