@@ -9,6 +9,8 @@ import shlex
 import sys
 from typing import Any
 
+from .colour import print_text
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -27,10 +29,10 @@ def emit(as_json: bool, result: dict[str, Any], text: str | None = None) -> int:
         if as_json:
             print_json(result)
         elif result.get("success"):
-            print(text if text is not None else result.get("output", ""))
+            print_text(text if text is not None else result.get("output", ""))
         else:
             if result.get("output"):
-                print(result["output"])
+                print_text(result["output"])
             print(f"codeagent: {result.get('error')}", file=sys.stderr)
         sys.stdout.flush()
     except BrokenPipeError:  # `codeagent refs ... | head`: the reader has all it wanted
