@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json, print_undo_hint
@@ -17,9 +17,12 @@ from .commands.tool_command import ARGUMENTS as TOOL_ARGUMENTS
 from .commands.tool_command import STARTS_DAEMON, parse_args_json
 from .errors import CodeagentError, ToolUsageError
 
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
 # Families add their module here: each has `register(subparsers) -> None`.
 COMMAND_MODULES: list[str] = ["agent.commands.run_arguments", "agent.commands.code", "agent.commands.mcp",
-                               "agent.commands.syntax"]
+                               "agent.commands.syntax", "agent.commands.trust", "agent.view.command"]
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_json"]
 
@@ -57,6 +60,7 @@ def _tool_in_daemon(args: argparse.Namespace, name: str, call_args: dict[str, An
     from pathlib import Path
 
     from .commands.code import run_tool
+    from .commands.context import show_config_warnings
     from .config import load_settings
     from .daemon.protocol import DaemonError, state_dir
 
@@ -67,6 +71,7 @@ def _tool_in_daemon(args: argparse.Namespace, name: str, call_args: dict[str, An
         settings = load_settings(root)
     except (CodeagentError, OSError):  # the in-process path reports a bad root or config itself
         return None
+    show_config_warnings(settings)  # what the project file may not set, said as in-process
     try:
         return run_tool(root, settings, name, call_args, use_daemon=True)
     except DaemonError:
@@ -123,25 +128,55 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
     with make_context(args.root) as ctx:
         ws = ctx.workspace
-        if getattr(args, "run", None):
-            entries = ws.journal.for_run(args.run)
-            if not entries:
-                try:
-                    known = run_path(ws, args.run).is_file()
-                except TrajectoryError:  # not even the shape of a run id
-                    known = False
-                print(f"codeagent: nothing to undo for run {args.run!r}" if known else
-                      f"codeagent: no such run {args.run!r} (see `codeagent runs`)", file=sys.stderr)
-                return EXIT_FAILED
-        else:
-            entries = [ws.journal.last()]
-        ws.undo_many(entries, force=args.force)
+        if args.list:
+            return _list_journal(ws, as_json=args.json)
+        try:
+            if args.run:
+                entries = ws.undo_run(args.run, force=args.force)
+                if not entries:
+                    try:
+                        known = run_path(ws, args.run).is_file()
+                    except TrajectoryError:  # not even the shape of a run id
+                        known = False
+                    print(f"codeagent: nothing to undo for run {args.run!r}" if known else
+                          f"codeagent: no such run {args.run!r} (see `codeagent runs`)", file=sys.stderr)
+                    return EXIT_FAILED
+            else:
+                entries = [ws.undo(force=args.force)]
+        finally:
+            for note in ws.recovered:
+                print(f"codeagent: {note}", file=sys.stderr)
     files = sorted({f.path for entry in entries for f in entry.files})
     if args.json:
         print_json({"success": True, "files": files, "operations": [e.operation for e in entries]})
     else:
         for entry in entries:
             print(f"undid {entry.operation}: {', '.join(f.path for f in entry.files)}")
+    return EXIT_OK
+
+
+def _list_journal(ws: Workspace, *, as_json: bool) -> int:
+    """`undo --list`: every entry, newest last; an entry without a valid MAC says so."""
+    ws.recover()
+    listing = ws.journal.listing()
+    rows: list[dict[str, Any]] = []
+    for s in listing:
+        if s.entry is None:
+            rows.append({"id": s.id, "status": "unauthenticated", "problem": s.problem})
+        else:
+            rows.append({"id": s.id, "status": "ok", "operation": s.entry.operation, "run_id": s.entry.run_id,
+                         "files": [f.path for f in s.entry.files]})
+    if as_json:
+        print_json({"success": True, "entries": rows})
+        return EXIT_OK
+    for row in rows:
+        if row["status"] == "ok":
+            run = f" [run {row['run_id']}]" if row["run_id"] else ""
+            print(f"{row['id']}{run} {row['operation']}: {len(row['files'])} file(s)")
+        else:
+            print(f"{row['id']} UNAUTHENTICATED: never replayed ({row['problem']})")
+    if not rows:
+        print("the edit journal is empty")
     return EXIT_OK
 
 
@@ -173,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default=".", help="workspace root")
     p.add_argument("--run", help="undo every change of this agent run")
     p.add_argument("--force", action="store_true", help="undo even if the files changed since")
+    p.add_argument("--list", action="store_true", help="list the journal's entries (unauthenticated ones say so)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(func=cmd_undo)
 

@@ -15,6 +15,7 @@ escapes outside a tool call (the CLI: UsageError → exit 2, CodeagentError → 
     │   ├── EncodingError                new text cannot be encoded in the file's encoding
     │   ├── StaleFileError               the file changed since it was read
     │   └── JournalError                 nothing to undo, or undo impossible
+    │       └── UnauthenticatedEntryError  a journal entry without a valid MAC (never replayed)
     ├── ToolUsageError                   unknown tool, bad arguments (CLI exit 2)
     ├── ToolFailure                      a tool's own, expected failure with a message for the model
     │   ├── CommandRefused               shell/errors.py: the command policy refused a command
@@ -88,6 +89,10 @@ class StaleFileError(WorkspaceError):
 
 class JournalError(WorkspaceError):
     """Undo is impossible (nothing recorded, or files changed since)."""
+
+
+class UnauthenticatedEntryError(JournalError):
+    """A journal entry whose MAC is missing or wrong: forged, or from before signed journals."""
 
 
 class ToolUsageError(CodeagentError):

@@ -315,11 +315,13 @@ def _collect(
 
 
 def search(
-    files: list[tuple[Path, str]], query: Query, *, engine: Engine = "auto", timeout: float = 60.0
+    files: list[tuple[Path, str]], query: Query, *, engine: Engine = "auto", timeout: float = 60.0,
+    root: Path | None = None,
 ) -> Outcome:
-    """Search `files` ((real path, display name), in the order results should come) for `query`."""
+    """Search `files` ((real path, display name), in the order results should come) for `query`;
+    `root` is the workspace (no rg inside it runs)."""
     outcome = Outcome(files_searched=len(files))
-    rg = find_rg() if engine in ("auto", "ripgrep") else None
+    rg = find_rg(root) if engine in ("auto", "ripgrep") else None
     if engine == "ripgrep" and rg is None:
         raise ToolFailure("ripgrep (rg) is not installed; install the `ripgrep` wheel or use engine python")
     budget = _Budget(query.max_results, time.monotonic() + timeout)

@@ -26,7 +26,7 @@ from .registry import Registry, Tool
 from .result import ToolResult, bounded
 from .stuck import StuckDetector, StuckError
 from .toolcontext import ToolContext
-from .trajectory import Trajectory, recorded_text, result_text
+from .trajectory import Trajectory, recorded_diff, recorded_text, result_text
 
 MAX_PARALLEL = 4
 MAX_STATE_CHARS = 200_000  # files bigger than this are not kept as "latest known state"
@@ -166,6 +166,7 @@ class Agent:
         if hint:
             turn.notes.append(hint)
             self.display.note(hint)
+            self._record("note", category="stuck", text=hint)
         if self._interrupted:
             raise Interrupted("interrupted by the user (Ctrl+C); the tool calls of that step completed")
         self._check_finish(turn, results)
@@ -243,7 +244,9 @@ class Agent:
         self._record("tool_result", call_id=p.call.id, name=p.call.name, success=result.success,
                      raw_output=recorded_text(result), error=result.error, executed=executed,
                      duration_s=round(seconds, 3), output_chars=len(text), output_bytes=len(text.encode()),
-                     files=result.data.get("files"), journal_id=result.data.get("journal_id"))
+                     files=result.data.get("files"), journal_id=result.data.get("journal_id"),
+                     # what a reader of the run (`codeagent view`) shows of an edit: the diff, each site's reason
+                     diff=recorded_diff(result), sites=result.data.get("sites"))
         return result
 
     def _bounded(self, result: ToolResult) -> str:

@@ -121,6 +121,18 @@ def decode(data: bytes, *, name: str = "file") -> tuple[str, TextFormat]:
     return normalise(raw), fmt
 
 
+def decode_text(data: bytes) -> str:
+    """The "\n"-text of a file exactly as the tools see it, for the language-server bridge
+    (lsp_bridge.positions.Decode): the server is sent this text and its columns index it. Bytes that
+    are no text (NUL bytes, no encoding fits) fall back to UTF-8 with replacement, as the bridge's
+    own default does: they are never edited, only indexed."""
+    try:
+        return decode(data)[0]
+    except BinaryFileError:
+        text = data.decode("utf-8", errors="replace")
+        return normalise(text[1:] if text.startswith("\ufeff") else text)
+
+
 def _lines_with_endings(raw: str) -> tuple[list[str], list[str]]:
     contents: list[str] = []
     endings: list[str] = []

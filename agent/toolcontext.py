@@ -46,6 +46,9 @@ class ToolContext:
         self.settings = settings or Settings()
         self.run_id = run_id
         self.on_output = on_output  # streaming callback for long-running tools (shell)
+        # Set when the caller gives up on the running call (an MCP client cancelled it): long-running
+        # tools (shell commands) stop at once. The caller clears it before each call.
+        self.cancel = threading.Event()
         self.show_progress = show_progress  # how a long index refresh reports (None: silently)
         self.edit_checks: list[EditCheck] = []
         self._services: dict[str, Any] = {}

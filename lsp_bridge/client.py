@@ -197,7 +197,7 @@ class BridgeClient(LanguageClient):
             else:
                 process = await asyncio.create_subprocess_exec(
                     *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=server_env(env),
+                    stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=server_env(env, root=cwd),
                     start_new_session=True, preexec_fn=processes.die_with_parent, limit=processes.STREAM_LIMIT,
                 )
         except FileNotFoundError as exc:

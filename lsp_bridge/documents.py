@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_bridge.positions import TextLines, normalize_text
+from lsp_bridge.positions import Decode, TextLines, normalize_text
 from lsp_bridge.watch import FolderWatch
 
 # Folders no language server should index for us (pyright's and tsserver's defaults agree).
@@ -47,15 +47,15 @@ class DiskFile:
     stat: Stat
 
 
-def read_file(path: Path) -> DiskFile | None:
-    """Read `path` (None if it is not a readable file)."""
+def read_file(path: Path, decode: Decode = normalize_text) -> DiskFile | None:
+    """Read `path` (None if it is not a readable file), its text decoded by `decode`."""
     try:
         with open(path, "rb") as handle:
             st = os.fstat(handle.fileno())
             data = handle.read()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
         return None
-    return DiskFile(file_hash(data), TextLines(normalize_text(data)), (st.st_mtime_ns, st.st_size))
+    return DiskFile(file_hash(data), TextLines(decode(data)), (st.st_mtime_ns, st.st_size))
 
 
 def stat_of(path: Path) -> Stat | None:

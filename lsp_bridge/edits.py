@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from lsprotocol import types as lsp
 
@@ -31,13 +31,24 @@ class SeenDoc(NamedTuple):
 ReadSeen = Callable[[Path], "SeenDoc | None"]
 
 
-def _spans(text: str, changes: Sequence[TextChange]) -> list[tuple[int, int, str]]:
+class Change(Protocol):
+    """Anything that replaces a range by a text: a TextChange, or a caller's own site type."""
+
+    @property
+    def range(self) -> Range: ...
+
+    @property
+    def new_text(self) -> str: ...
+
+
+def _spans(text: str, changes: Sequence[Change]) -> list[tuple[int, int, str]]:
     lines = TextLines(text)
     spans: list[tuple[int, int, int, str]] = []
     for index, change in enumerate(changes):
-        start, end = lines.offset(change.range.start), lines.offset(change.range.end)
+        rng = change.range
+        start, end = lines.offset(rng.start), lines.offset(rng.end)
         if end < start:
-            raise InvalidEdit(f"edit range {change.range} ends before it starts")
+            raise InvalidEdit(f"edit range {rng} ends before it starts")
         spans.append((start, end, index, change.new_text))
     # Inserts at one point keep their array order (LSP rule); an insert sorts before a replacement
     # starting at the same point.
@@ -50,12 +61,12 @@ def _spans(text: str, changes: Sequence[TextChange]) -> list[tuple[int, int, str
     return [(start, end, new) for start, end, _, new in spans]
 
 
-def validate_changes(text: str, changes: Sequence[TextChange]) -> None:
+def validate_changes(text: str, changes: Sequence[Change]) -> None:
     """Raise InvalidEdit unless every change lies inside `text` and none overlap."""
     _spans(text, changes)
 
 
-def apply_changes(text: str, changes: Sequence[TextChange]) -> str:
+def apply_changes(text: str, changes: Sequence[Change]) -> str:
     """Validate `changes` against `text` (in range, non-overlapping) and apply them in one pass."""
     pieces: list[str] = []
     cursor = 0

@@ -14,6 +14,7 @@ from lsp_bridge.config_check import Fallback, config_diagnostics
 from lsp_bridge.documents import SKIP_DIRS
 from lsp_bridge.errors import BridgeError
 from lsp_bridge.loop import LoopThread, shared_loop
+from lsp_bridge.positions import Decode, normalize_text
 from lsp_bridge.servers import DEFAULT_SERVERS, ServerSpec, get_spec
 from lsp_bridge.session import LspSession
 from lsp_bridge.types import Diagnostic
@@ -30,7 +31,8 @@ class SessionPool:
     to a server name (see `lsp_bridge.servers.SERVERS`), `settings` maps a language to settings
     merged over the server's defaults, `cache_dir` is where npm servers are installed,
     `language_ids` maps a language to the caller's suffix → languageId table (default: the spec's),
-    `skip_dirs` are folder names whose files are never synced (default: documents.SKIP_DIRS).
+    `skip_dirs` are folder names whose files are never synced (default: documents.SKIP_DIRS),
+    `decode` turns a file's bytes into the text positions refer to (lsp_bridge.positions.Decode).
     `fallback`: when a server with a fallback (ServerSpec.fallback) rejects the workspace's config
     file, serve that workspace with the fallback server instead (see `fallback()` for why).
     """
@@ -40,7 +42,8 @@ class SessionPool:
                  request_timeout: float = 60.0, ready_timeout: float = 300.0, start_timeout: float = 60.0,
                  loop: LoopThread | None = None, watch_files: bool = True,
                  language_ids: Mapping[str, Mapping[str, str]] | None = None,
-                 skip_dirs: frozenset[str] = SKIP_DIRS, fallback: bool = True) -> None:
+                 skip_dirs: frozenset[str] = SKIP_DIRS, decode: Decode = normalize_text,
+                 fallback: bool = True) -> None:
         self._servers = {**DEFAULT_SERVERS, **(servers or {})}
         for name in self._servers.values():
             get_spec(name)  # unknown names fail here, not at first use
@@ -53,6 +56,7 @@ class SessionPool:
         self._ready_timeout = ready_timeout
         self._start_timeout = start_timeout
         self._watch_files = watch_files
+        self._decode = decode
         self._loop = loop
         self._allow_fallback = fallback
         self._sessions: dict[tuple[Path, str], LspSession] = {}
@@ -88,7 +92,7 @@ class SessionPool:
             cache_dir=self._cache_dir, auto_install=self._auto_install,
             settings=self._settings.get(key[1]), request_timeout=self._request_timeout,
             ready_timeout=self._ready_timeout, start_timeout=self._start_timeout,
-            watch_files=self._watch_files, skip_dirs=self._skip_dirs)
+            watch_files=self._watch_files, skip_dirs=self._skip_dirs, decode=self._decode)
 
     def _checked(self, key: tuple[Path, str], spec: ServerSpec, session: LspSession) -> LspSession:
         """Start `session` on one project file and read its word on the config file; a fatal one

@@ -8,6 +8,7 @@ This is the only module that converts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import accumulate
 from typing import Literal
 
@@ -17,6 +18,10 @@ from lsp_bridge.errors import InvalidEdit
 from lsp_bridge.types import Position, Range
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
+# File bytes -> the "\n"-text that positions refer to. A caller that decodes files its own way (an
+# encoding detected per file) passes its decoder to the session, so that the text the server is sent,
+# the columns of its answers and the caller's text are one and the same. Default: normalize_text.
+Decode = Callable[[bytes], str]
 
 
 def normalize_text(data: bytes) -> str:

@@ -54,7 +54,7 @@ def start_early(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | N
     key = (tuple(command), str(cwd))
     if key in _early and _early[key][0].poll() is None:
         return True
-    full_env = server_env(env)
+    full_env = server_env(env, root=cwd)
     try:
         proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, cwd=str(cwd), env=full_env, bufsize=0,
@@ -74,7 +74,7 @@ def take(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) ->
     if entry is None:
         return None
     proc, started_env, started = entry
-    wanted = server_env(env)
+    wanted = server_env(env, root=cwd)
     if proc.poll() is not None or started_env != wanted or time.monotonic() - started > MAX_AGE:
         _kill(proc)
         return None

@@ -21,7 +21,7 @@ from lsp_bridge.client import BridgeClient
 from lsp_bridge.documents import SKIP_DIRS, DocumentStore, OpenDoc, Stat, read_file, stat_of
 from lsp_bridge.edits import SeenDoc
 from lsp_bridge.errors import BridgeError, StaleFile
-from lsp_bridge.positions import TextLines
+from lsp_bridge.positions import Decode, TextLines, normalize_text
 from lsp_bridge.pyright_scope import hidden_by_config
 from lsp_bridge.readiness import expect_enumeration
 from lsp_bridge.servers import ServerSpec
@@ -37,9 +37,10 @@ class DocumentSync:
     """One server's documents: what it has been sent, and the disk snapshot it is compared with."""
 
     def __init__(self, root: Path, spec: ServerSpec, *, max_files: int, watch: bool = True,
-                 skip_dirs: frozenset[str] = SKIP_DIRS) -> None:
+                 skip_dirs: frozenset[str] = SKIP_DIRS, decode: Decode = normalize_text) -> None:
         self.root = root
         self.skip_dirs = skip_dirs
+        self.decode = decode
         self.spec = spec
         self.max_files = max_files
         self.watch = watch
@@ -87,7 +88,7 @@ class DocumentSync:
         if open_doc is not None and st == open_doc.stat and time.time_ns() - st[0] > RACY_NS:
             self._docs.touch(path)  # unchanged since it was sent (and not too recent to tell by stat)
             return open_doc
-        disk = await asyncio.to_thread(read_file, path)
+        disk = await asyncio.to_thread(read_file, path, self.decode)
         if disk is None:
             raise BridgeError(f"not a readable file: {path}")
         language_id = self.spec.language_id(path)
@@ -179,7 +180,7 @@ class DocumentSync:
         if cached is not None and cached[0] == now:
             self._lines.move_to_end(path)
             return cached[1]
-        disk = read_file(path)
+        disk = read_file(path, self.decode)
         if disk is None:
             return None
         self._lines[path] = (disk.stat, disk.lines)
@@ -189,7 +190,7 @@ class DocumentSync:
 
     def seen(self, path: Path) -> SeenDoc | None:
         doc = self._docs.open.get(path)
-        disk = read_file(path)
+        disk = read_file(path, self.decode)
         if doc is not None:
             if disk is None or disk.hash != doc.hash:
                 raise StaleFile(f"{path} changed on disk while {self.spec.name} was answering")

@@ -35,6 +35,8 @@ ARGUMENTS: dict[str, tuple[_Arg, ...]] = {
         (("--dry-run",), {"action": _FLAG, "help": "print the diff; write nothing"}),
         (("--compare",), {"action": _FLAG, "help": "dry run, side by side with a word-boundary text replacement: "
                           "what it would wrongly change and what it would miss"}),
+        (("--view",), {"action": _FLAG, "help": "with --compare: also open the comparison as a page of the web "
+                       "view (see `codeagent view`)"}),
         (("--allow-syntactic",), {"action": _FLAG, "help": "without a language server, rename same-named "
                                   "identifiers in other files too"}),
         (("--check",), {"action": _FLAG, "help": "after writing, wait for the language server to re-check the "

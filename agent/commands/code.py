@@ -18,7 +18,7 @@ from ..bootstrap import load_all_tools
 from ..config import ConfigError, Settings, load_settings
 from ..errors import ToolUsageError
 from .arguments import COMMAND_HELP, TOOLS, add_arguments, add_common, tool_args
-from .context import make_context
+from .context import make_context, show_config_warnings
 from .output import EXIT_FAILED, EXIT_OK, UsageError, emit, print_json, print_undo_hint
 from .servers_status import cmd_servers_status
 
@@ -33,9 +33,11 @@ def _root(raw: str) -> Path:
 
 def _settings(root: Path) -> Settings:
     try:
-        return load_settings(root)
+        settings = load_settings(root)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
+    show_config_warnings(settings)
+    return settings
 
 
 def run_tool(root: Path, settings: Settings, name: str, tool_args: dict[str, Any], *,
@@ -81,28 +83,29 @@ def cmd_semantic(args: argparse.Namespace) -> int:
     """def, refs, rename, diagnostics: the command's tool, in the daemon or in this process."""
     root = _root(args.root)
     settings = _settings(root)  # once per command: the daemon and the tools get these
+    if args.command == "rename" and args.view and not args.compare:
+        raise UsageError("--view shows a comparison: use it with --compare")
     result = run_tool(root, settings, TOOLS[args.command], tool_args(args.command, args, root),
                       use_daemon=not args.no_daemon)
     if args.command != "rename" or not args.compare or not result.get("success"):
         return _emit(args, result)
     text = _compare(root, settings, result)
-    return _emit(args, result, text)
+    code = _emit(args, result, text)
+    if args.view:  # the same comparison as a page (agent/view), served until Ctrl+C
+        from ..view.launch import view_comparison
+
+        return view_comparison(root, result["data"]) or code
+    return code
 
 
 def _compare(root: Path, settings: Settings, result: dict[str, Any]) -> str:
-    from ..languages import server_language
-    from ..semantic.compare import Site, compare_rename, format_compare
+    from ..refactor.compare import compare_plan, format_compare
     from ..toolcontext import ToolContext
     from ..workspace import Workspace
 
     data = result["data"]
     ctx = ToolContext(Workspace(root, max_read_bytes=settings.workspace.max_read_bytes), settings)
-    planned = [Site(s["path"], s["line"], s["column"]) for s in data.get("sites", [])]
-    family = server_language(data["target"].rsplit(":", 2)[0])
-    compared = compare_rename(ctx, data["old_name"], family, planned)
-    if data.get("site_count", 0) > len(planned):
-        compared["note"] = f"only the first {len(planned)} of {data['site_count']} semantic sites were compared"
-    data["compare"] = compared
+    compared = data["compare"] = compare_plan(ctx, data)
     text = format_compare(ctx, compared, data["old_name"], data["new_name"])
     return f"{text}\n(nothing was written: --compare is a dry run)"
 

@@ -7,10 +7,10 @@ normal path, the normal path gets the same text (stdin cannot be read twice).
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
+from .jsonargs import parse_json_args
 from .output import UsageError
 
 _Arg = tuple[tuple[str, ...], dict[str, Any]]
@@ -47,9 +47,5 @@ def read_args(spec: str) -> str:
 
 
 def parse_args_json(spec: str) -> Any:
-    """The tool's arguments as JSON (the registry says when they are not an object)."""
-    text = read_args(spec)
-    try:
-        return json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--args is not valid JSON: {exc.msg} at char {exc.pos}") from exc
+    """The tool's arguments as JSON, bounded (jsonargs.py; the registry says when they are not an object)."""
+    return parse_json_args(read_args(spec))

@@ -51,7 +51,7 @@ def try_fast(argv: Sequence[str]) -> int | None:
     command = argv[0]
     try:
         args = _parser(command).parse_args(list(argv[1:]))
-        if args.no_daemon or getattr(args, "compare", False):
+        if args.no_daemon or getattr(args, "compare", False) or getattr(args, "view", False):
             return None
         root = Path(args.root).expanduser().resolve()
         if not root.is_dir():

@@ -56,8 +56,10 @@ class DaemonClient:
     def request(self, op: str, *, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
         """Send one request to a running daemon; DaemonError if none answers."""
         self._build = build_id()  # the code on disk now: a long-lived client must not pin an old build
-        message = {"op": op, "build": self._build, "settings": self._settings_id, "inputs": inputs_id(self.root),
-                   **fields}
+        # Settings that ignored part of the project file are never served by the fast path, which
+        # builds no settings: each command then prints the warnings itself.
+        inputs = None if self.settings.warnings else inputs_id(self.root)
+        message = {"op": op, "build": self._build, "settings": self._settings_id, "inputs": inputs, **fields}
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(CONNECT_TIMEOUT)
             try:

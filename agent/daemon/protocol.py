@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..configpaths import CONFIG_ENV, ENV_PREFIXES, PROJECT_CONFIG, USER_CONFIG
+from ..configpaths import ENV_PREFIXES, PROJECT_CONFIG, trust_store_path, user_config_path
 from ..errors import CodeagentError
 
 if TYPE_CHECKING:
@@ -115,12 +115,13 @@ def settings_id(settings: Settings) -> str:
 
 
 def inputs_id(root: Path, env: Mapping[str, str] | None = None) -> str:
-    """A fingerprint of what the settings of `root` are made of — the config files' bytes and every
-    variable that feeds them — computed without building the settings. A daemon that served a
+    """A fingerprint of what the settings of `root` are made of — the config files' bytes, the trust
+    store's (trusting or revoking the project file changes the settings) and every variable that
+    feeds them — computed without building the settings. A daemon that served a
     request with matching settings and this fingerprint serves later ones sending only it."""
     env = os.environ if env is None else env
     digest = hashlib.sha256()
-    for path in (Path(env.get(CONFIG_ENV, str(USER_CONFIG))).expanduser(), root / PROJECT_CONFIG):
+    for path in (user_config_path(env), root / PROJECT_CONFIG, trust_store_path(env)):
         try:
             data = path.read_bytes()
         except OSError:

@@ -31,6 +31,7 @@ from ..config import Settings
 from ..languages import server_language
 from ..semantic.name_occurrences import SourceListing, source_listing
 from ..semantic.sessions import notify_changed, session_for
+from .peer import refusal as peer_refusal
 from .protocol import DaemonError, build_id, recv_message, send_message, settings_id
 
 log = logging.getLogger("codeagent.daemon")
@@ -117,6 +118,11 @@ class Daemon:
             try:
                 conn, _ = listener.accept()
             except OSError:
+                continue
+            why = peer_refusal(conn)
+            if why is not None:  # another user, or a command in a sandbox: never served
+                log.warning("refused a connection: %s", why)
+                conn.close()
                 continue
             self._idle.clear()
             try:

@@ -89,7 +89,7 @@ class SourceListing:
         with self._lock:
             if family in self._files:
                 return self._files[family]
-        rg = find_rg()
+        rg = find_rg(self.ctx.workspace.root)
         if rg is None or family not in _FAMILY_GLOBS:
             return None
         try:
@@ -134,7 +134,7 @@ class NameSearch:
         self._result: concurrent.futures.Future[list[str]] | None = None
         listing = source_listing(ctx) if ctx.has_service(_LISTING) else None
         self._listing = listing if listing is not None and listing.ready else None
-        rg = find_rg()
+        rg = find_rg(self.ctx.workspace.root)
         if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
             cmd = [*_rg_command(rg, ctx, family), "--files-with-matches", "--word-regexp", "--fixed-strings",
                    "-e", name, "--", "."]

@@ -17,6 +17,7 @@ from lsp_bridge.errors import BridgeError, ServerCrashed, ServerNotInstalled, Se
 from lsp_bridge.servers import get_spec
 
 from ..languages import language_ids
+from ..textcodec import decode_text
 from ..toolcontext import ToolContext
 from ..walk import SERVER_SKIPPED
 
@@ -44,6 +45,7 @@ def _make_pool(ctx: ToolContext) -> SessionPool:
             watch_files=lsp.watch_files,
             language_ids={language: language_ids(language) for language in ("python", "typescript")},
             skip_dirs=SERVER_SKIPPED,
+            decode=decode_text,  # the server sees each file's text as the workspace decodes it
             fallback=lsp.server_fallback,
         )
     except BridgeError as exc:  # an unknown server name in the configuration (the registry reports it)
@@ -75,7 +77,8 @@ def session_for(ctx: ToolContext, language: str) -> LspSession:
             spec = dataclasses.replace(get_spec(_settings_servers(ctx)[language]), language_ids=language_ids(language))
             sessions[language] = LspSession(
                 ctx.workspace.root, spec, command=command, request_timeout=lsp.request_timeout,
-                ready_timeout=lsp.ready_timeout, watch_files=lsp.watch_files, skip_dirs=SERVER_SKIPPED)
+                ready_timeout=lsp.ready_timeout, watch_files=lsp.watch_files, skip_dirs=SERVER_SKIPPED,
+                decode=decode_text)
         return sessions[language]
     pool = get_pool(ctx)
     session = pool.get(ctx.workspace.root, language)

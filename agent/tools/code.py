@@ -8,12 +8,12 @@ from typing import Any, Self
 
 from pydantic import BaseModel, Field, model_validator
 
+from ..refactor.rename import rename_symbol as _rename_symbol
 from ..registry import tool
 from ..result import ToolResult
 from ..semantic.diagnostics import diagnostic_dict, format_diagnostic, remember, shown
 from ..semantic.references import find_definition as _find_definition
 from ..semantic.references import find_references as _find_references
-from ..semantic.rename import rename_symbol as _rename_symbol
 from ..semantic.target import resolve_target
 from ..toolcontext import ToolContext
 

@@ -95,7 +95,7 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
         else:
             files.append((f, name))
     query = Query(args.pattern, args.regex, args.case_sensitive, args.context_lines, args.max_results)
-    outcome = search(files, query, engine=ctx.settings.workspace.search_engine,
+    outcome = search(files, query, engine=ctx.settings.workspace.search_engine, root=ctx.workspace.root,
                      timeout=ctx.settings.workspace.search_timeout)
     text = render(outcome, query, ws.display(start))
     if too_big:

@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.rename import RenamePlan, complete_references, plan_rename, render_plan
+from agent.refactor import EditPlan
+from agent.refactor.commit import file_edits
+from agent.refactor.rename import complete_references, plan_rename
+from agent.refactor.render import render_plan
 from agent.workspace import Workspace
-from lsp_bridge import Position, SessionPool, apply_changes
+from lsp_bridge import Position, SessionPool
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "renamecases"
 
@@ -33,24 +36,19 @@ class Project:
                 return Position(line, col + offset)
         raise AssertionError(f"{needle!r} not in {rel}")
 
-    def plan(self, rel: str, needle: str, offset: int, new: str) -> RenamePlan:
+    def plan(self, rel: str, needle: str, offset: int, new: str) -> EditPlan:
         return plan_rename(self.server, self.ws, self.root / rel, self.pos(rel, needle, offset), new)  # type: ignore[arg-type]
 
-    def sites(self, plan: RenamePlan) -> set[tuple[str, int, int, str]]:
+    def sites(self, plan: EditPlan) -> set[tuple[str, int, int, str]]:
         """(file, 1-based line, 1-based column, reason) of every planned edit."""
-        return {(e.path.relative_to(self.root).as_posix(), e.range.start.line + 1, e.range.start.character + 1,
-                 e.reason) for e in plan.edits}
+        return {(s.path, s.line, s.column, s.reason) for s in plan.sites}
 
-    def result(self, plan: RenamePlan) -> dict[str, str]:
+    def result(self, plan: EditPlan) -> dict[str, str]:
         """The text each changed file would have."""
-        out = {}
-        for fe in plan.file_edits():
-            text = (fe.path).read_text(encoding="utf-8")
-            out[fe.path.relative_to(self.root).as_posix()] = apply_changes(text, fe.changes)
-        return out
+        return {fe.path: fe.new_text or "" for fe in file_edits(self.ws, plan).edits}
 
-    def review(self, plan: RenamePlan) -> set[tuple[str, int, int, str]]:
-        return {(r.path.relative_to(self.root).as_posix(), r.line + 1, r.character + 1, r.kind) for r in plan.review}
+    def review(self, plan: EditPlan) -> set[tuple[str, int, int, str]]:
+        return {(r.location.path, r.location.line, r.location.column, r.kind) for r in plan.review}
 
 
 @pytest.fixture(scope="module")
@@ -211,18 +209,18 @@ def test_complete_references_are_the_rename_sites_without_changes(project: Proje
                                project.pos("shapes/core.py", "def scale", 4))
     rename = project.plan("shapes/core.py", "def scale", 4, "resize")
     assert project.sites(refs) == project.sites(rename)
-    assert {e.new_text for e in refs.edits} == {"scale"}
+    assert {s.new_text for s in refs.sites} == {"scale"}
     assert project.review(refs) == project.review(rename)
 
 
 def test_render_lists_reasons_review_and_notes(project: Project) -> None:
     plan = project.plan("shapes/core.py", "def scale", 4, "resize")
-    text = render_plan(plan, lambda p: p.relative_to(project.root).as_posix())
+    text = render_plan(plan, project.ws)
     assert text.splitlines()[0] == (
         "rename scale -> resize: 8 site(s) in 5 file(s) (embedded-code 1, hierarchy 4, lsp 2, stub 1)")
     assert "    7:9 [hierarchy] def scale(self, factor: float) -> \"Square\":" in text
     assert "  tests/test_shapes.py:30:40 [string] assert callable(getattr(Shape(1), \"scale\"))" in text
-    data = plan.to_dict(lambda p: p.relative_to(project.root).as_posix())
+    data = plan.to_dict()
     assert data["reasons"] == {"embedded-code": 1, "hierarchy": 4, "lsp": 2, "stub": 1}
     assert {"path": "shapes/circle.py", "line": 5, "column": 9, "end_line": 5, "end_column": 14,
             "new_text": "resize", "reason": "hierarchy"} in data["edits"]

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.rename.collect import Collector
-from agent.rename.ecma import fix_shorthands
-from agent.rename.pysource import PySource, classes, classify, module_level_binding
-from agent.rename.pystrings import attribute_name_strings, name_list_entries
-from agent.rename.review import review_items
-from agent.rename.server import Sources
+from agent.refactor.rename.collector import Collector
+from agent.refactor.rename.pysource import PySource, classes, classify, module_level_binding
+from agent.refactor.rename.pystrings import attribute_name_strings, name_list_entries
+from agent.refactor.rename.review import review_items
+from agent.refactor.rename.shorthands import fix_shorthands
+from agent.refactor.rename.sources import Sources
 from agent.workspace import Workspace
 from lsp_bridge import Position, Range
 
@@ -141,7 +141,7 @@ def test_review_lists_code_and_exact_strings_not_docstrings(tmp_path: Path) -> N
     coll.add(ws.root / "a.py", Range(Position(1, 4), Position(1, 8)), "lsp")
     items, total = review_items(sources, coll, "spam", "python", limit=10)
     assert total == 2
-    assert [(i.line, i.character, i.kind) for i in items] == [(2, 4, "code"), (3, 8, "string")]
+    assert [(i.location.line - 1, i.location.column - 1, i.kind) for i in items] == [(2, 4, "code"), (3, 8, "string")]
     items, total = review_items(sources, coll, "spam", "python", limit=1)
     assert total == 2 and len(items) == 1
 
@@ -163,10 +163,10 @@ def test_sources_never_include_virtualenvs(tmp_path: Path) -> None:
 def test_everyday_member_names_are_generated_for_this_python() -> None:
     import sys
 
-    from agent.rename.common_names import common_member_names, generate
+    from agent.refactor.rename.builtin_members import builtin_member_names, generate
 
-    names = common_member_names()
+    names = builtin_member_names()
     assert {"close", "get", "done", "seek", "visit", "_replace", "assertEqual"} <= names
     assert not {"evolve", "_validator", "build_class"} & names
     if sys.version_info[:2] == (3, 11):  # the version everyday_names.txt was generated with
-        assert names == generate(), "run `python -m agent.rename.common_names` to refresh everyday_names.txt"
+        assert names == generate(), "run `python -m agent.refactor.rename.builtin_members` to refresh everyday_names.txt"

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.rename import plan_rename
+from agent.refactor.commit import file_edits
+from agent.refactor.rename import plan_rename
 from agent.workspace import Workspace
-from lsp_bridge import DEFAULT_SERVERS, Position, ServerNotInstalled, SessionPool, apply_changes
+from lsp_bridge import DEFAULT_SERVERS, Position, ServerNotInstalled, SessionPool
 from lsp_bridge.servers import get_spec, resolve_command
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "renamecases" / "ts"
@@ -41,9 +42,9 @@ def renamed(project: tuple[Path, object], rel: str, needle: str, new: str, offse
         if needle in text:
             pos = Position(line, text.index(needle) + offset)
             break
-    plan = plan_rename(server, Workspace(root), root / rel, pos, new)  # type: ignore[arg-type]
-    return {fe.path.relative_to(root).as_posix(): apply_changes(fe.path.read_text(encoding="utf-8"), fe.changes)
-            for fe in plan.file_edits()}
+    ws = Workspace(root)
+    plan = plan_rename(server, ws, root / rel, pos, new)  # type: ignore[arg-type]
+    return {fe.path: fe.new_text or "" for fe in file_edits(ws, plan).edits}
 
 
 def test_renaming_a_parameter_keeps_the_property_name(project: tuple[Path, object]) -> None:

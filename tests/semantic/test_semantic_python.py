@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from semantic_helpers import Caller, copy_fixture, line_col, module_context, tree
 
-from agent.semantic.rename import RenamePlan, rename_passes
+from agent.refactor import EditPlan
+from agent.refactor.rename import rename_passes
 from agent.semantic.sessions import running_sessions, session_for
 from agent.toolcontext import ToolContext
 from lsp_bridge import LspSession
@@ -195,7 +196,7 @@ class TouchFile:
     def __init__(self, path: Path):
         self.path = path
 
-    def complete(self, ctx: ToolContext, plan: RenamePlan, session: LspSession | None) -> None:
+    def complete(self, ctx: ToolContext, plan: EditPlan, session: LspSession | None) -> None:
         self.path.write_text(self.path.read_text(encoding="utf-8") + "# edited meanwhile\n", encoding="utf-8")
 
 
