@@ -5,6 +5,7 @@ from . import (
     code,  # noqa: F401
     edit,  # noqa: F401
     files,  # noqa: F401
+    move,  # noqa: F401
     project,  # noqa: F401
     search,  # noqa: F401
     shell,  # noqa: F401
