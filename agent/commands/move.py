@@ -13,7 +13,8 @@ def cmd_move(args: argparse.Namespace) -> int:
     root = _root(args.root)
     tool_args = {**parse_target(args.target, root), "dest": args.dest, "dry_run": bool(args.dry_run),
                  "keep_alias": bool(args.keep_alias), "check_diagnostics": bool(args.check)}
-    return _emit(args, run_tool(root, "move_symbol", tool_args, use_daemon=not args.no_daemon))
+    # the plan needs no language server: the daemon (warm servers) only pays off for --check
+    return _emit(args, run_tool(root, "move_symbol", tool_args, use_daemon=bool(args.check) and not args.no_daemon))
 
 
 def register(sub: Any) -> None:

@@ -15,6 +15,7 @@ from ..commit import commit_plan, file_edits
 from ..plan import EditPlan
 from .pyblock import MoveRefused
 from .python import plan_python_move
+from .typescript import plan_typescript_move
 
 MAX_SITES_LISTED = 500
 MAX_REVIEW_LISTED = 30
@@ -25,10 +26,11 @@ def plan_move(ctx: ToolContext, target: Target, dest: str, *, keep_alias: bool =
         dest_rel = ctx.workspace.rel(ctx.workspace.root / dest)
     except Exception as exc:  # outside the workspace, or a path the workspace refuses
         raise ToolFailure(f"DEST {dest!r}: {exc}") from exc
-    if target.language != "python":
-        raise ToolFailure(f"move supports Python files; {target.path} is {target.language}")
+    if target.language not in ("python", "typescript", "tsx"):
+        raise ToolFailure(f"move supports Python and TypeScript files; {target.path} is {target.language}")
+    planner = plan_python_move if target.language == "python" else plan_typescript_move
     try:
-        return plan_python_move(ctx.workspace, target.path, target.pos.line + 1, target.name, dest_rel,
+        return planner(ctx.workspace, target.path, target.pos.line + 1, target.name, dest_rel,
                                 keep_alias=keep_alias)
     except MoveRefused as exc:
         raise ToolFailure(f"{exc}; nothing was written") from exc
