@@ -5,16 +5,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .code import _common, _emit, _root, run_tool
-from .light import parse_target
+from .arguments import add_common, parse_target
+from .code import _emit, _root, _settings, run_tool
 
 
 def cmd_move(args: argparse.Namespace) -> int:
     root = _root(args.root)
+    settings = _settings(root)
     tool_args = {**parse_target(args.target, root), "dest": args.dest, "dry_run": bool(args.dry_run),
                  "keep_alias": bool(args.keep_alias), "check_diagnostics": bool(args.check)}
     # the plan needs no language server: the daemon (warm servers) only pays off for --check
-    return _emit(args, run_tool(root, "move_symbol", tool_args, use_daemon=bool(args.check) and not args.no_daemon))
+    return _emit(args, run_tool(root, settings, "move_symbol", tool_args, use_daemon=bool(args.check) and not args.no_daemon))
 
 
 def register(sub: Any) -> None:
@@ -26,5 +27,5 @@ def register(sub: Any) -> None:
     p.add_argument("--keep-alias", action="store_true", help="leave a re-export at the old place")
     p.add_argument("--check", action="store_true",
                    help="after writing, wait for the language server and report the errors the move introduced")
-    _common(p)
+    add_common(p)
     p.set_defaults(func=cmd_move)

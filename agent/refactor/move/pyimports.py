@@ -12,8 +12,8 @@ import tokenize
 
 from ...result import Location
 from ..plan import ReviewItem
-from . import pyall
 from .edits import FileChanges, SourceFile
+from .pyall import exports
 from .pymodules import import_time_imports, module_ref, resolve_from
 from .state import MoveState
 
@@ -134,7 +134,7 @@ def _rewrite_alias(state: MoveState, src: SourceFile, node: ast.ImportFrom, alia
 def _star(state: MoveState, src: SourceFile, node: ast.ImportFrom, mod: str, is_pkg: bool, in_dest: bool,
           at_import: bool) -> None:
     source = state.file(state.source)
-    if in_dest or source is None or not pyall.exports(source, state.name):
+    if in_dest or source is None or not exports(source, state.name):
         return
     for other in ast.walk(src.tree):  # it imports it from DEST already
         if not isinstance(other, ast.ImportFrom) or resolve_from(mod, is_pkg, other) != state.dest_module:

@@ -16,8 +16,8 @@ from lsp_bridge.types import FileEdits, Position, Range, TextChange
 
 from ...workspace import Workspace
 from ..plan import EditPlan
-from . import pyall
 from .edits import SourceFile
+from .pyall import add_entry, all_list, exports, quote_of, remove_entry
 from .pyblock import (
     Binding,
     Block,
@@ -61,8 +61,8 @@ def plan_python_move(ws: Workspace, source: str, line: int, name: str, dest: str
     if needs.helpers:
         state.notes.append("private helpers used only by it move along: " + ", ".join(b.name for b in needs.helpers))
 
-    source_exports = pyall.all_list(src) is not None and pyall.exports(src, name)
-    state.dest_has_all = pyall.all_list(dest_file) is not None if dest_file else source_exports
+    source_exports = all_list(src) is not None and exports(src, name)
+    state.dest_has_all = all_list(dest_file) is not None if dest_file else source_exports
     _edit_source(state, src, blocks, keep_alias)
     _fill_dest(state, src, dest_file, blocks, needs.imports, needs.from_source, source_exports)
     _move_stub(state, src, keep_alias)
@@ -108,7 +108,7 @@ def _edit_source(state: MoveState, src: SourceFile, blocks: list[Block], keep_al
         _insert_import(state, src, import_line(ref, [alias]), why)
         state.added_edges.append((state.source_module, state.dest_module))
     if not keep_alias:
-        pyall.remove_entry(edits, state.name)
+        remove_entry(edits, state.name)
 
 
 def _insert_import(state: MoveState, src: SourceFile, line: str, reason: str) -> None:
@@ -178,7 +178,7 @@ def _fill_dest(state: MoveState, src: SourceFile, dest_file: SourceFile | None, 
         other = [x for x in lines if not x.startswith("from __future__")]
         head = "\n".join(future_lines) + ("\n\n" if future_lines and other else "") + "\n".join(other)
         if source_exports:
-            quote = pyall.quote_of(src)
+            quote = quote_of(src)
             head += ("\n\n" if head else "") + f"__all__ = [{quote}{state.name}{quote}]"
         state.creates[state.dest] = (head + "\n\n\n" if head else "") + body
         state.added_edges.append((state.dest_module, state.dest_module))  # registers the new module
@@ -203,7 +203,7 @@ def _fill_dest(state: MoveState, src: SourceFile, dest_file: SourceFile | None, 
     else:
         edits.insert(at, body + "\n\n", f"moved from {state.source}")
     if source_exports:
-        pyall.add_entry(edits, state.name, pyall.quote_of(dest_file))
+        add_entry(edits, state.name, quote_of(dest_file))
 
 
 def _dest_position(dest_file: SourceFile, names: set[str]) -> int:
@@ -243,9 +243,9 @@ def _move_stub(state: MoveState, src: SourceFile, keep_alias: bool) -> None:
     sub = MoveState(state.ws, state.name, stub_rel, dest_stub_rel, state.source_module, state.dest_module,
                     state.dest_is_pkg, state.files, state.changes, state.creates)
     needs = needs_of(stub, [block], lambda word: True)
-    exports = pyall.all_list(stub) is not None and pyall.exports(stub, state.name)
+    stub_exports = all_list(stub) is not None and exports(stub, state.name)
     _edit_source(sub, stub, [block], keep_alias)
-    _fill_dest(sub, stub, dest_stub, [block], needs.imports, needs.from_source, exports)
+    _fill_dest(sub, stub, dest_stub, [block], needs.imports, needs.from_source, stub_exports)
     state.notes.extend(sub.notes)
 
 
