@@ -15,7 +15,9 @@ def cmd_move(args: argparse.Namespace) -> int:
     tool_args = {**parse_target(args.target, root), "dest": args.dest, "dry_run": bool(args.dry_run),
                  "keep_alias": bool(args.keep_alias), "check_diagnostics": bool(args.check)}
     # the plan needs no language server: the daemon (warm servers) only pays off for --check
-    return _emit(args, run_tool(root, settings, "move_symbol", tool_args, use_daemon=bool(args.check) and not args.no_daemon))
+    check = bool(args.check)
+    return _emit(args, run_tool(root, settings, "move_symbol", tool_args, use_daemon=check and not args.no_daemon,
+                                early_server=check))
 
 
 def register(sub: Any) -> None:
