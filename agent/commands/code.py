@@ -100,7 +100,7 @@ def cmd_rename(args: argparse.Namespace) -> int:
     root = _root(args.root)
     tool_args = {**parse_target(args.target, root), "new_name": args.new_name,
                  "dry_run": bool(args.dry_run or args.compare), "allow_syntactic": args.allow_syntactic,
-                 "check_diagnostics": args.check}
+                 "check_diagnostics": args.check, "force": args.force}
     result = run_tool(root, "rename_symbol", tool_args, use_daemon=not args.no_daemon)
     if not args.compare or not result.get("success"):
         return _emit(args, result)
@@ -231,6 +231,8 @@ def register(sub: Any) -> None:
                    help="after writing, wait for the language server to re-check the changed files and report "
                    "the errors the rename introduced (off by default: a full re-check of every changed file "
                    "costs seconds on big files; the agent's rename_symbol tool always checks)")
+    p.add_argument("--force", action="store_true",
+                   help="write the rename even when the new name conflicts with an existing one (refused otherwise)")
     _common(p)
     p.set_defaults(func=cmd_rename)
 

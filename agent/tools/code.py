@@ -74,6 +74,10 @@ class RenameSymbolInput(PositionInput):
     allow_syntactic: bool = Field(
         False, description="Without a language server, also rename same-named identifiers in code in other "
         "files (may hit unrelated symbols; review the diff). Without it such a rename is refused.")
+    force: bool = Field(
+        False, description="Write the rename even when the new name conflicts with an existing one (a binding "
+        "of the same scope, a class member, an import, a shadowed name); without it such a rename is refused "
+        "with the list of conflicts.")
 
 
 @tool(name="rename_symbol", model=RenameSymbolInput, toolset="semantic", mutating=True)
@@ -83,7 +87,7 @@ def rename_symbol(ctx: ToolContext, args: RenameSymbolInput) -> ToolResult:
     change together (one undo); returns the diff and the files changed."""
     target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
     return _rename_symbol(ctx, target, args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic,
-                          check_diagnostics=args.check_diagnostics)
+                          check_diagnostics=args.check_diagnostics, force=args.force)
 
 
 class GetDiagnosticsInput(BaseModel):

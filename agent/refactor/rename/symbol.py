@@ -21,6 +21,7 @@ from ...semantic.sessions import UNAVAILABLE, server_unavailable, session_for
 from ...semantic.target import Target
 from ...semantic.textscan import NameSearch, unconfirmed_hits
 from ...toolcontext import ToolContext
+from ..conflicts import find_conflicts
 from ..plan import EditPlan, ReviewItem, location_of
 from .engine import plan_rename
 from .syntactic import plan_syntactic
@@ -71,6 +72,7 @@ def plan_symbol_rename(ctx: ToolContext, target: Target, new_name: str, *,
             plan.notes.append(f"the name is common: {scan.unchecked} more file(s) containing it were not "
                               "checked for unrenamed uses")
     plan.review_total = len(plan.review)
+    plan.conflicts = [str(c) for c in find_conflicts(plan, ctx.workspace)]
     return plan
 
 
