@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import tree_sitter as ts
 
+from ..errors import CodeagentError
 from ..syntax import language_for
 from ..syntax.positions import LineMap
 from ..syntax.scopes import Ident, Scope, ScopeAnalysis, analyze
@@ -61,6 +62,15 @@ class _File:
     language: str
     analysis: ScopeAnalysis
     lines: LineMap
+    _named: dict[bytes, list[Ident]] | None = None
+
+    def named(self, name: bytes) -> list[Ident]:
+        """The identifiers spelled `name`, in file order."""
+        if self._named is None:
+            self._named = {}
+            for ident in self.analysis.idents:
+                self._named.setdefault(ident.text, []).append(ident)
+        return self._named.get(name, [])
 
     def where(self, node: ts.Node) -> tuple[int, int]:
         row, col = node.start_point
@@ -80,6 +90,7 @@ class _Files:
         self.ws = ws
         self._cache: dict[str, _File | None] = {}
         self._all: dict[tuple[str, ...], list[str]] = {}
+        self._hits: dict[tuple[str, tuple[str, ...]], list[str]] = {}
 
     def get(self, rel: str) -> _File | None:
         if rel not in self._cache:
@@ -92,13 +103,18 @@ class _Files:
             return None
         try:
             text = self.ws.read(rel).text
-        except (OSError, ValueError, LookupError) as exc:  # unreadable now: the commit reports it
-            del exc
+        except (OSError, CodeagentError):  # unreadable now (gone, binary, too big): the commit reports it
             return None
         analyzed = analyze(text, language)
         if analyzed is None:
             return None
         return _File(rel, language, *analyzed)
+
+    def _bytes(self, rel: str) -> bytes:
+        try:
+            return (self.ws.root / rel).read_bytes()
+        except OSError:
+            return b""
 
     def containing(self, word: str, suffixes: tuple[str, ...]) -> Iterator[_File]:
         """Files of the language whose bytes contain `word` (bounded, gitignore-aware)."""
@@ -111,13 +127,11 @@ class _Files:
                     if len(rels) >= MAX_HIERARCHY_FILES:
                         break
             self._all[suffixes] = rels
-        raw = word.encode("utf-8")
-        for rel in rels:
-            try:
-                if raw not in (self.ws.root / rel).read_bytes():
-                    continue
-            except OSError:
-                continue
+        hits = self._hits.get((word, suffixes))
+        if hits is None:
+            raw = word.encode("utf-8")
+            hits = self._hits[(word, suffixes)] = [rel for rel in rels if raw in self._bytes(rel)]
+        for rel in hits:
             found = self.get(rel)
             if found is not None:
                 yield found
@@ -178,8 +192,8 @@ def _check_binding(file: _File, ident: Ident, scope: Scope, new: str, planned: s
             report(file, ident.node, f"this use would mean the {new!r} {_bound_as(other)} at {line}:{column} "
                    "(a local of the new name captures it), not the renamed symbol")
         return
-    for use in analysis.idents:  # the new binding shadows what uses of the new name mean today
-        if use.text != name or use.binds or use.role.startswith("member"):
+    for use in file.named(name):  # the new binding shadows what uses of the new name mean today
+        if use.binds or use.role.startswith("member"):
             continue
         if not scope.start <= use.node.start_byte < scope.end:
             continue
