@@ -97,6 +97,9 @@ class LspSettings(_Section):
     typescript_server: str = Field(
         "tsc", description="TypeScript/JavaScript server: tsc (TypeScript 7's native `tsc --lsp`, alias tsgo) "
         "or typescript-language-server (classic tsserver, alias tsls).")
+    server_fallback: bool = Field(
+        True, description="When tsc (TypeScript 7) rejects the project's tsconfig.json (e.g. `baseUrl`, "
+        "`moduleResolution: node`), use typescript-language-server (TypeScript 5.x) for that workspace.")
     server_commands: dict[str, list[str]] = Field(
         default_factory=dict, description="Override the command line of a language's server, e.g. "
         "{python = [\"basedpyright-langserver\", \"--stdio\"]}; keys: python, typescript.")
@@ -119,6 +122,9 @@ class LspSettings(_Section):
     diagnostics_wait: float = Field(
         5.0, ge=0, description="Seconds the diagnostics delta waits for the server's fresh diagnostics.")
     max_results: int = Field(500, ge=10, description="Most references or sites listed in one tool result.")
+    check_timeout: float = Field(
+        120.0, gt=0, description="Seconds a rename's check (`--check`, rename_symbol's check_diagnostics) waits for "
+        "the server to re-check the changed files; files not checked by then fail the check.")
 
 
 class SyntaxSettings(_Section):

@@ -1,12 +1,11 @@
 """One language server for one workspace root: start, readiness, document sync, restart, stop.
 
-`LspSession` is the synchronous, thread-safe facade; the work runs on the bridge's event loop.
-Every request first tells the server about changes on disk (a stat snapshot of the workspace's
-source files, plus the precise `files_changed` callers send), opens/updates the files it touches,
-waits until the server is ready (so no partial answer is passed on), and converts the answer to
-code-point positions. A crashed server is restarted and the request retried once; a request that
-times out is cancelled, the server killed (restarted on next use) and RequestTimeout raised.
-"""
+`LspSession` is the synchronous, thread-safe facade; the work runs on the bridge's event loop. Every
+request first tells the server about changes on disk (a stat snapshot of the workspace's source files,
+plus the precise `files_changed` callers send), opens/updates the files it touches, waits until the
+server is ready (so no partial answer is passed on), and converts the answer to code-point positions.
+A crashed server is restarted and the request retried once; a request that times out is cancelled,
+the server killed (restarted on next use) and RequestTimeout raised."""
 
 from __future__ import annotations
 
@@ -172,14 +171,15 @@ class LspSession:
             except RequestFailed as exc:
                 raise RenameRefused(str(exc)) from exc
             if result is None:
-                raise RenameRefused(f"{self.spec.name} returned no edit for a rename at {target}:{pos}")
+                raise RenameRefused(f"{self.spec.name} returned no edit for a rename at {target}:{pos.shown()}")
             return workspace_edit_to_file_edits(result, read=self._files.seen, encoding=client.encoding)
         return self._call(op)
 
     def diagnostics(self, path: Path) -> list[Diagnostic]:
         """Errors and warnings for one file, computed on its current disk content."""
         target = self._abs(path)
-
+        if self.spec.language_id(target) is None:  # a config file (tsconfig.json): what the server pushed
+            return self._call(lambda client: client.published(target, min(self.request_timeout, 10.0)))
         async def op(client: BridgeClient) -> list[Diagnostic]:
             doc = await self._prepare(client, target)
             uri = path_to_uri(target)
@@ -340,7 +340,7 @@ class LspSession:
         doc = await self._files.sync(client, path)
         if pos is not None and (pos.line < 0 or pos.character < 0 or pos.line >= len(doc.lines.lines)
                                 or pos.character > len(doc.lines.line(pos.line))):
-            raise BridgeError(f"{path}: position {pos.line}:{pos.character} (0-based) is outside the file "
+            raise BridgeError(f"{path}:{pos.shown()}: the position is outside the file "
                               f"({len(doc.lines.lines)} lines)")
         if not await self._wait_ready(client, self.ready_timeout):
             raise NotReady(f"{self.spec.name} was still indexing {self.root} after {self.ready_timeout:g} s "
