@@ -46,7 +46,9 @@ ARGUMENTS: dict[str, tuple[_Arg, ...]] = {
         (("--strings",), {"action": _FLAG, "help": "also rename the name in string literals and docstrings "
                           "(listed for review otherwise)"}),
         (("--comments",), {"action": _FLAG, "help": "also rename the name in comments (listed for review otherwise)"}),
-        (("--force",), {"action": _FLAG, "help": "keep the rename even when --check finds new errors"}),
+        (("--force",), {"action": _FLAG, "help": "write the rename even when the new name conflicts with an "
+                        "existing one (refused otherwise, with the list of conflicts), and keep it when --check "
+                        "finds new errors"}),
     ),
     "diagnostics": ((("path",), {"help": "PATH (PATH:LINE:COL is accepted; the whole file is checked)"}),),
 }

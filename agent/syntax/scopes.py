@@ -191,6 +191,21 @@ class _Analysis:
         return best
 
 
+# The analysis itself, for callers that reason about scopes (refactor/conflicts.py).
+Scope = _Scope
+Ident = _Ident
+ScopeAnalysis = _Analysis
+
+
+def analyze(text: str, language: str) -> tuple[ScopeAnalysis, LineMap] | None:
+    """The scopes and identifiers of `text`, with its line map; None without a scope query."""
+    query = get_query(language, "locals")
+    if query is None:
+        return None
+    source = encode(text)
+    return _Analysis(parse_bytes(source, language), source, query), LineMap(source)
+
+
 def _occurrence(lines: LineMap, node: ts.Node, is_definition: bool) -> Occurrence:
     row, col = node.start_point
     erow, ecol = node.end_point

@@ -86,8 +86,9 @@ class RenameSymbolInput(PositionInput):
         False, description="Also rename the name where it appears as a whole word in comments (listed for review "
         "otherwise).")
     force: bool = Field(
-        False, description="Keep the rename even when the check finds errors it introduced (or cannot finish); "
-        "without it such a rename is undone.")
+        False, description="Write the rename even when the new name conflicts with an existing one (a binding "
+        "of the same scope, a class member, an import, a shadowed name: refused otherwise, with the list of "
+        "conflicts), and keep it when the check finds errors it introduced (or cannot finish; undone otherwise).")
     allow_syntactic: bool = Field(
         False, description="Without a language server, also rename same-named identifiers in code in other "
         "files (may hit unrelated symbols; review the diff). Without it such a rename is refused.")

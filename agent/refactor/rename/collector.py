@@ -90,6 +90,12 @@ class Collector:
         """Replace the text (and reason) of the edit at exactly `rng`."""
         self._replace(path, rng, replace(self.edits[(path, rng)], new_text=new_text, reason=reason))
 
+    def remove(self, path: Path, rng: Range) -> None:
+        """Forget the site at exactly `rng` (a pass found the server should not change it)."""
+        del self.edits[(path, rng)]
+        del self.by_path[path][rng]
+        self.starts.get(path, set()).discard(rng.start)
+
     def drop(self, keep: Callable[[Path], bool]) -> list[Path]:
         """Remove the sites in files for which `keep(path)` is false; returns those files."""
         dropped = [(path, rng) for path, rng in self.edits if not keep(path)]

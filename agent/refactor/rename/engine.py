@@ -29,7 +29,7 @@ from .limits import RenameLimits
 from .python_rename import PythonRename
 from .review import review_items
 from .server import SemanticServer, references_as_edits, refuse_outside
-from .shorthands import fix_shorthands
+from .shorthands import fix_shorthands, keep_destructured_halves
 from .sources import Sources
 
 PY_SUFFIXES = suffixes_of(server="python")
@@ -73,6 +73,7 @@ def plan_rename(server: SemanticServer, ws: Workspace, path: Path, pos: Position
             refuse_outside(sources, answer, old)
         coll.add_file_edits(answer, "lsp")
         if new_name != old:
+            keep_destructured_halves(sources, coll, real, pos, old)
             fix_shorthands(sources, coll, real, pos, old, new_name)
     _finish(plan, coll, sources, limits, review_only, embedded)
     plan.notes.append(f"planned in {time.monotonic() - started:.2f} s")

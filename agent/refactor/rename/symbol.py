@@ -21,6 +21,7 @@ from ...semantic.name_occurrences import NameSearch, unconfirmed_hits
 from ...semantic.sessions import UNAVAILABLE, server_unavailable, session_for
 from ...semantic.target import Target
 from ...toolcontext import ToolContext
+from ..conflicts import find_conflicts
 from ..plan import EditPlan, ReviewItem, location_of
 from .engine import plan_rename
 from .review_groups import add_textual
@@ -75,6 +76,7 @@ def plan_symbol_rename(ctx: ToolContext, target: Target, new_name: str, *, allow
                               "checked for unrenamed uses")
     add_textual(ctx, plan, search.files(), include_strings=include_strings, include_comments=include_comments)
     plan.review_total = len(plan.review)
+    plan.conflicts = [str(c) for c in find_conflicts(plan, ctx.workspace)]
     return plan
 
 

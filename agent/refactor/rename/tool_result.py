@@ -29,6 +29,16 @@ def rename_symbol(ctx: ToolContext, target: Target, new_name: str, *, dry_run: b
                   include_strings: bool = False, include_comments: bool = False) -> ToolResult:
     plan = plan_symbol_rename(ctx, target, new_name, allow_syntactic=allow_syntactic,
                               include_strings=include_strings, include_comments=include_comments)
+    conflicts = list(plan.conflicts)
+    if conflicts and not force:
+        listed = "\n".join(f"  {c}" for c in conflicts)
+        return ToolResult.fail(f"renaming {plan.old_name} to {new_name} conflicts with existing names; nothing "
+                               f"was written (force=true / --force writes anyway):\n{listed}",
+                               conflicts=conflicts, old_name=plan.old_name, new_name=new_name)
+    if conflicts:  # forced: written anyway, and said so
+        plan.conflicts = []
+        plan.notes.append(f"written despite {len(conflicts)} conflict(s) (force):")
+        plan.notes.extend(f"  {c}" for c in conflicts)
     checked = file_edits(ctx.workspace, plan)
     sites = [s.to_dict() for sites in plan.by_file().values() for s in sites]
     unconfirmed = [{"path": r.location.path, "line": r.location.line, "column": r.location.column}
