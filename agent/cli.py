@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from .toolcontext import ToolContext
 
 # Families add their module here: each has `register(subparsers) -> None`.
-COMMAND_MODULES: list[str] = ["agent.commands.run_cli", "agent.commands.code", "agent.commands.mcp",
-                               "agent.commands.syntax"]
+COMMAND_MODULES: list[str] = ["agent.commands.run_cli", "agent.commands.code", "agent.commands.refactor",
+                               "agent.commands.mcp", "agent.commands.syntax"]
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "make_context", "print_json"]
 

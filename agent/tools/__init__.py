@@ -6,6 +6,7 @@ from . import (
     edit,  # noqa: F401
     files,  # noqa: F401
     project,  # noqa: F401
+    refactor,  # noqa: F401
     search,  # noqa: F401
     shell,  # noqa: F401
     syntax,  # noqa: F401
