@@ -1,0 +1,51 @@
+"""`codeagent delete` through the real basedpyright: refused (listing every reference, tree
+unchanged) while a test still uses the symbol; an unused function whose only reference is its
+package re-export is deleted with its docstring, its `__all__` entry, the re-export and the import
+only it used; `codeagent undo` restores every byte."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.timeout(900)
+
+Tree = Callable[[Path], dict[str, bytes]]
+
+
+def test_delete_refused_by_a_use_in_tests(shapes: Path, tree: Tree, cli: Callable[..., Any]) -> None:
+    before = tree(shapes)
+    out = cli("delete", "shapes/geometry.py:19:5", "--root", str(shapes), "--json", cwd=shapes)
+    assert out.returncode == 1
+    error = out.json["error"]
+    assert "tests/test_shapes.py:1:29: from shapes.geometry import circle_area, scaled" in error
+    assert "tests/test_shapes.py:6:12: assert circle_area(1) > 3" in error
+    assert out.json["data"]["conflict_count"] == 2
+    assert tree(shapes) == before
+
+
+def test_delete_removes_all_entry_reexport_and_unused_import_then_undo(
+        shapes: Path, tree: Tree, cli: Callable[..., Any]) -> None:
+    before = tree(shapes)
+    out = cli("delete", "shapes/geometry.py:14:5", "--root", str(shapes), "--json", cwd=shapes)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert (shapes / "shapes/__init__.py").read_text() == (
+        "from .geometry import Canvas, scaled\n\n__all__ = [\"Canvas\", \"scaled\"]\n")
+    geometry = (shapes / "shapes/geometry.py").read_text()
+    assert geometry == (
+        "import math\n\n\nclass Canvas:\n    def draw(self, shape, color, width=1):\n"
+        "        return f\"{shape}:{color}:{width}\"\n\n\ndef scaled(length, factor, offset=0):\n"
+        "    return length * factor + offset\n\n\ndef circle_area(radius):\n    return math.pi * radius * radius\n")
+    assert cli("undo", "--root", str(shapes), cwd=shapes).returncode == 0
+    assert tree(shapes) == before
+
+
+def test_delete_dry_run_writes_nothing(shapes: Path, tree: Tree, cli: Callable[..., Any]) -> None:
+    before = tree(shapes)
+    out = cli("delete", "shapes/geometry.py:14:5", "--root", str(shapes), "--dry-run", "--json", cwd=shapes)
+    assert out.returncode == 0, out.stderr
+    assert "-def spare_helper(name):" in out.json["data"]["diff"]
+    assert tree(shapes) == before
