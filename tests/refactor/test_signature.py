@@ -93,3 +93,15 @@ def test_missing_value_for_a_new_required_parameter_is_refused(shapes: Path, tre
     assert out.returncode == 1
     assert "--value unit=EXPR" in out.json["error"]
     assert tree(shapes) == before
+
+
+def test_new_annotated_parameter_reaches_an_override_in_another_module_without_its_annotation(
+        shapes: Path, cli: Callable[..., Any]) -> None:
+    # fancy.py does not import what the annotation names: a bare `dpi=72` keeps it importable
+    out = cli("signature", "shapes/geometry.py:6:9", "(self, shape, color, width=1, *, dpi: Resolution = 72)",
+              "--root", str(shapes), "--json", cwd=shapes)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "    def draw(self, shape, color, width=1, *, dpi: Resolution = 72):\n" in \
+        (shapes / "shapes/geometry.py").read_text()
+    assert "    def draw(self, shape: str, color: str = \"red\", width: int = 2, *, dpi=72) -> str:\n" in \
+        (shapes / "shapes/fancy.py").read_text()

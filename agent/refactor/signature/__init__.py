@@ -4,6 +4,7 @@ followed at every call site and override the language server reports (one EditPl
     params.py   parameters (name, kind, default, own text) from a def or NEW_PARAMS; rendering
     calls.py    one call's arguments matched to the old list and written for the new one
     python.py   the planner for Python (family through rename/hierarchy.py, references, conflicts)
+    typescript.py  the planner for TypeScript (positional arguments; overrides through `extends`)
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ from ...semantic.target import Target
 from ...toolcontext import ToolContext
 from ..outcome import finish, refused
 from .python import plan_python_signature
+from .typescript import plan_ts_signature
 
 
 def change_signature(ctx: ToolContext, target: Target, spec: str, values: dict[str, str], *, dry_run: bool,
                      check_diagnostics: bool = True) -> ToolResult:
-    if target.language != "python":
-        raise ToolFailure(f"{target.path}: change_signature supports Python files so far")
-    plan = plan_python_signature(ctx, target, spec, values)
+    if target.language == "python":
+        plan = plan_python_signature(ctx, target, spec, values)
+    elif target.language in ("typescript", "tsx"):
+        plan = plan_ts_signature(ctx, target, spec, values)
+    else:
+        raise ToolFailure(f"{target.path}: change_signature supports Python and TypeScript files")
     if plan.conflicts:
         return refused(plan, f"changing the signature of {target.name}")
     if not plan.sites:

@@ -24,6 +24,7 @@ class Param:
     kind: Kind
     has_default: bool
     text: str  # the parameter as written: "path: str = 'x'", "*args", "**kw: Any"
+    bare: str = ""  # the same without its annotation ("path='x'"): for a file that may not import its names
 
     @property
     def positional(self) -> bool:
@@ -32,6 +33,11 @@ class Param:
 
 def _text(node: ts.Node) -> str:
     return (node.text or b"").decode("utf-8", "surrogatepass")
+
+
+def _bare(node: ts.Node, name: str, star: str) -> str:
+    value = node.child_by_field_name("value")
+    return f"{star}{name}" + (f"={_text(value)}" if value is not None else "")
 
 
 def _name_and_star(node: ts.Node) -> tuple[str, str]:
@@ -54,33 +60,34 @@ def _name_and_star(node: ts.Node) -> tuple[str, str]:
 
 def params_of(parameters: ts.Node) -> list[Param]:
     """The parameters of a `parameters` node, in order, with their kinds."""
-    raw: list[tuple[str, str, bool, str]] = []  # name, star, has_default, text; separators as ("/"|"*")
+    raw: list[tuple[str, str, bool, str, str]] = []  # name, star, has_default, text, bare; separators: "/", "*"
     for child in parameters.named_children:
         if child.type == "comment":
             continue
         if child.type == "positional_separator":
-            raw.append(("", "/", False, "/"))
+            raw.append(("", "/", False, "/", "/"))
             continue
         if child.type == "keyword_separator":
-            raw.append(("", "*sep", False, "*"))
+            raw.append(("", "*sep", False, "*", "*"))
             continue
         name, star = _name_and_star(child)
-        raw.append((name, star, child.type in ("default_parameter", "typed_default_parameter"), _text(child)))
-    has_slash = any(star == "/" for _n, star, _d, _t in raw)
+        raw.append((name, star, child.type in ("default_parameter", "typed_default_parameter"), _text(child),
+                    _bare(child, name, star)))
+    has_slash = any(star == "/" for _n, star, _d, _t, _b in raw)
     out: list[Param] = []
     kind: Kind = "posonly" if has_slash else "normal"
-    for name, star, default, text in raw:
+    for name, star, default, text, bare in raw:
         if star == "/":
             kind = "normal"
         elif star == "*sep":
             kind = "kwonly"
         elif star == "*":
-            out.append(Param(name, "varargs", False, text))
+            out.append(Param(name, "varargs", False, text, bare))
             kind = "kwonly"
         elif star == "**":
-            out.append(Param(name, "varkw", False, text))
+            out.append(Param(name, "varkw", False, text, bare))
         else:
-            out.append(Param(name, kind, default, text))
+            out.append(Param(name, kind, default, text, bare))
     return out
 
 
@@ -121,10 +128,11 @@ def render(params: list[Param]) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
-def merged(own: list[Param], old: list[Param], new: list[Param]) -> list[Param]:
+def merged(own: list[Param], old: list[Param], new: list[Param], *, annotate: bool = True) -> list[Param]:
     """An override's new list: the new order and kinds, each parameter keeping the override's own
     text (annotation, default) when it has one by that name; the override's extra parameters (not
-    in the old base list) stay, after the last kept one of their kind."""
+    in the old base list) stay, after the last kept one of their kind. A new parameter comes
+    without its annotation unless `annotate` (another module may not import the names it uses)."""
     mine = {p.name: p for p in own}
     old_names = {p.name for p in old}
     out: list[Param] = []
@@ -137,7 +145,7 @@ def merged(own: list[Param], old: list[Param], new: list[Param]) -> list[Param]:
             out.append(Param(q.name, p.kind, q.has_default, q.text if q.kind == p.kind or (
                 q.kind in POSITIONAL + ("kwonly",) and p.kind in POSITIONAL + ("kwonly",)) else p.text))
         else:
-            out.append(p)
+            out.append(p if annotate or not p.bare else Param(p.name, p.kind, p.has_default, p.bare, p.bare))
     order: dict[Kind, int] = {"posonly": 0, "normal": 1, "varargs": 2, "kwonly": 3, "varkw": 4}
     for extra in (p for p in own[1:] if p.name not in old_names and p.name not in {q.name for q in out}):
         at = max((j + 1 for j, q in enumerate(out) if order[q.kind] <= order[extra.kind]), default=0)

@@ -154,7 +154,8 @@ class SignaturePlanner:
                 if use is not None:
                     self.plan.conflicts.append(f"{_where(src, self.sources, use)}: the body still uses the removed "
                                                f"parameter {p.name!r}")
-        text = self.spec if verbatim else render(merged_params(own, self.old, self.new))
+        same_module = src.path == self.target.real
+        text = self.spec if verbatim else render(merged_params(own, self.old, self.new, annotate=same_module))
         old_text = text_of(params)
         if text != old_text:
             self._add(src, params, text, "signature" if verbatim else "override")
