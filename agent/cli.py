@@ -5,35 +5,23 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .commands.light import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
+from .commands.jsonargs import parse_json_args
+from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
 from .errors import CodeagentError, ToolUsageError
 
 if TYPE_CHECKING:
-    from .toolcontext import ToolContext
+    from .workspace import Workspace
 
 # Families add their module here: each has `register(subparsers) -> None`.
-COMMAND_MODULES: list[str] = ["agent.commands.run_cli", "agent.commands.code", "agent.commands.refactor",
-                               "agent.commands.mcp", "agent.commands.syntax"]
+COMMAND_MODULES: list[str] = ["agent.commands.run_arguments", "agent.commands.code", "agent.commands.refactor",
+                               "agent.commands.mcp", "agent.commands.syntax", "agent.commands.trust",
+                               "agent.view.command"]
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "make_context", "print_json"]
-
-
-def make_context(root: str, **kw: Any) -> ToolContext:
-    from .config import ConfigError, load_settings
-    from .toolcontext import ToolContext
-
-    try:
-        settings = load_settings(root)
-        return ToolContext.create(root, settings=settings, **kw)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from exc
-    except CodeagentError as exc:
-        raise UsageError(f"--root {root!r}: {exc}") from exc
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_json"]
 
 
 def _read_args(spec: str) -> str:
@@ -50,20 +38,18 @@ def _read_args(spec: str) -> str:
 
 
 def cmd_tool(args: argparse.Namespace) -> int:
-    from .registry import load_all_tools
+    from .bootstrap import load_all_tools
 
     registry = load_all_tools()
-    text = _read_args(args.args)
-    try:
-        raw = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--args is not valid JSON: {exc.msg} at char {exc.pos}") from exc
+    raw = parse_json_args(_read_args(args.args))
     try:
         tool, params = registry.validate(args.name, raw)
     except ToolUsageError as exc:
         raise UsageError(str(exc)) from exc
     # --stream: a command's output live on stderr, so stdout stays one JSON object
     on_output = _stream_to_stderr if args.stream else None
+    from .commands.context import make_context
+
     with make_context(args.root, on_output=on_output) as ctx:
         result = registry.execute(ctx, tool, params)
     print_json(result.to_dict())
@@ -76,7 +62,7 @@ def _stream_to_stderr(text: str) -> None:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    from .registry import load_all_tools
+    from .bootstrap import load_all_tools
 
     registry = load_all_tools()
     tools = registry.tools(args.toolset)
@@ -91,22 +77,54 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
+    from .commands.context import make_context
+
     with make_context(args.root) as ctx:
         ws = ctx.workspace
-        if getattr(args, "run", None):
-            entries = ws.journal.for_run(args.run)
-            if not entries:
-                print(f"codeagent: nothing to undo for run {args.run!r}", file=sys.stderr)
-                return EXIT_FAILED
-        else:
-            entries = [ws.journal.last()]
-        ws.undo_many(entries, force=args.force)
+        if args.list:
+            return _list_journal(ws, as_json=args.json)
+        try:
+            if args.run:
+                entries = ws.undo_run(args.run, force=args.force)
+                if not entries:
+                    print(f"codeagent: nothing to undo for run {args.run!r}", file=sys.stderr)
+                    return EXIT_FAILED
+            else:
+                entries = [ws.undo(force=args.force)]
+        finally:
+            for note in ws.recovered:
+                print(f"codeagent: {note}", file=sys.stderr)
     files = sorted({f.path for entry in entries for f in entry.files})
     if args.json:
         print_json({"success": True, "files": files, "operations": [e.operation for e in entries]})
     else:
         for entry in entries:
             print(f"undid {entry.operation}: {', '.join(f.path for f in entry.files)}")
+    return EXIT_OK
+
+
+def _list_journal(ws: Workspace, *, as_json: bool) -> int:
+    """`undo --list`: every entry, newest last; an entry without a valid MAC says so."""
+    ws.recover()
+    listing = ws.journal.listing()
+    rows: list[dict[str, Any]] = []
+    for s in listing:
+        if s.entry is None:
+            rows.append({"id": s.id, "status": "unauthenticated", "problem": s.problem})
+        else:
+            rows.append({"id": s.id, "status": "ok", "operation": s.entry.operation, "run_id": s.entry.run_id,
+                         "files": [f.path for f in s.entry.files]})
+    if as_json:
+        print_json({"success": True, "entries": rows})
+        return EXIT_OK
+    for row in rows:
+        if row["status"] == "ok":
+            run = f" [run {row['run_id']}]" if row["run_id"] else ""
+            print(f"{row['id']}{run} {row['operation']}: {len(row['files'])} file(s)")
+        else:
+            print(f"{row['id']} UNAUTHENTICATED: never replayed ({row['problem']})")
+    if not rows:
+        print("the edit journal is empty")
     return EXIT_OK
 
 
@@ -133,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default=".", help="workspace root")
     p.add_argument("--run", help="undo every change of this agent run")
     p.add_argument("--force", action="store_true", help="undo even if the files changed since")
+    p.add_argument("--list", action="store_true", help="list the journal's entries (unauthenticated ones say so)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(func=cmd_undo)
 
@@ -142,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .commands.fast import try_fast  # a warm daemon answers before the heavy imports
+    from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
 
     fast = try_fast(list(sys.argv[1:] if argv is None else argv))
     if fast is not None:

@@ -2,6 +2,9 @@
 (`~/.config/codeagent/config.toml`), the project file (`.codeagent.toml`), environment variables and
 command-line flags. Nothing else in the package reads `os.environ` for settings.
 
+The project file is a workspace file, so untrusted input: it may only choose what agent.configtrust
+lets a project choose, unless the user trusted its exact content (`codeagent trust`, agent.truststore).
+
 Each family owns one section; a section's fields each carry a docstring (the description).
 """
 
@@ -13,10 +16,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from .configpaths import CONFIG_ENV, PROJECT_CONFIG, USER_CONFIG
+from .configpaths import PROJECT_CONFIG, env_overrides, trust_store_path, user_config_path
+from .configtrust import describe_ignored, split_project
 from .errors import CodeagentError
+from .truststore import TrustStore, TrustStoreError, digest
 
 
 class ConfigError(CodeagentError):
@@ -177,8 +190,19 @@ class ShellSettings(_Section):
     max_log_bytes: int = Field(256 * 1024 * 1024, ge=0, description="Most bytes of one command's full output kept "
                                "in .codeagent/shell/ when the output was cut (0: keep none).")
     keep_logs: int = Field(50, ge=0, description="Most full-output files kept in .codeagent/shell/ (oldest removed).")
-    memory_limit_mb: int = Field(4096, ge=64, description="Memory cap of each process (RLIMIT_DATA: "
-                                 "heap and private mappings; address-space reservations of JVMs/V8 do not count), in MiB.")
+    memory_limit_mb: int = Field(4096, ge=64, description="Memory cap of each command, in MiB: a cgroup limit on all "
+                                 "its processes together where the system allows one (see memory_cgroup), and "
+                                 "RLIMIT_DATA (heap and private mappings) on each process (under a cgroup not "
+                                 "below 1024 MiB, which Node needs to start).")
+    memory_cgroup: bool = Field(True, description="Run each command in its own cgroup limited to memory_limit_mb "
+                                "(cgroup v2 delegation, systemd-run, or a writable cgroup v1 memory controller), "
+                                "which also counts shared memory; false: the rlimits alone.")
+    address_space_factor: float = Field(
+        2.0, ge=0, description="Without a cgroup, RLIMIT_AS = memory_limit_mb x this (0: no RLIMIT_AS), since "
+        "RLIMIT_DATA misses shared memory. Runtimes reserve more address space than they use; measured: Python "
+        "starts in tens of MiB, Node 24 in 1.5 GiB (WebAssembly falls back to bounds checks), the JVM 17 needs about "
+        "3 GiB (1 GiB class space, code cache, a heap it sizes to fit). 2 keeps them all working at the default "
+        "4096 MiB; lower caps may need a higher factor for Node or Java.")
     max_processes: int = Field(4096, ge=16, description="Process cap (RLIMIT_NPROC; counts all processes of the "
                                "user, and the kernel does not apply it to root).")
     max_file_size_mb: int = Field(2048, ge=1, description="Largest file a command may write (RLIMIT_FSIZE), in MiB.")
@@ -241,26 +265,46 @@ class Settings(_Section):
     shell: ShellSettings = Field(default_factory=ShellSettings, description="Shell commands: policy, sandbox, limits.")
     mcp: McpSettings = Field(default_factory=McpSettings, description="The MCP server: result budget, progress.")
 
+    _warnings: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What loading said about the sources: project settings it ignored, and why."""
+        return list(self._warnings)
 
 
 
-def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+
+def deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in extra.items():
         if isinstance(value, Mapping) and isinstance(out.get(key), dict):
-            out[key] = _deep_merge(out[key], value)
+            out[key] = deep_merge(out[key], value)
         else:
             out[key] = value
     return out
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    data = read_config_bytes(path)
+    return {} if data is None else parse_toml(path, data)
+
+
+def read_config_bytes(path: Path) -> bytes | None:
+    """A config file's bytes (None when absent): parsed and hashed from the same read."""
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            return fh.read()
     except FileNotFoundError:
-        return {}
-    except (tomllib.TOMLDecodeError, OSError) as exc:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def parse_toml(path: Path, data: bytes) -> dict[str, Any]:
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
 
 
@@ -271,59 +315,59 @@ def load_settings(
     env: Mapping[str, str] | None = None,
     user_file: Path | None = None,
 ) -> Settings:
-    """Merge every source into one validated Settings (see the module docstring for the order)."""
+    """Merge every source into one validated Settings (see the module docstring for the order).
+    The project file's security settings apply only when the user trusted its exact content;
+    what it may not set is left out and said in `Settings.warnings`."""
     env = os.environ if env is None else env
     merged: dict[str, Any] = {}
-    user_path = (user_file or Path(env.get(CONFIG_ENV, str(USER_CONFIG)))).expanduser()
-    sources = [(str(user_path), _read_toml(user_path))]
+    warnings: list[str] = []
+    user_path = user_file.expanduser() if user_file else user_config_path(env)
+    sources: list[tuple[str, dict[str, Any] | _ProjectLayer]] = [(str(user_path), _read_toml(user_path))]
     if root is not None:
         project = Path(root) / PROJECT_CONFIG
-        sources.append((str(project), _read_toml(project)))
+        raw = read_config_bytes(project)
+        if raw is not None:
+            sources.append((str(project), _ProjectLayer(root, raw, parse_toml(project, raw), env, warnings)))
     sources.append(("environment", env_overrides(env)))
     sources.append(("command line", dict(overrides or {})))
     for name, data in sources:
-        merged = _deep_merge(merged, data)
+        merged = deep_merge(merged, data.allowed(merged) if isinstance(data, _ProjectLayer) else data)
         try:
             Settings.model_validate(merged)
         except ValidationError as exc:
             raise ConfigError(f"invalid configuration from {name}: {_explain(exc)}") from exc
-    return Settings.model_validate(merged)
+    settings = Settings.model_validate(merged)
+    settings._warnings = warnings
+    return settings
 
 
-# Environment variable → settings path. Sections add their own entries here.
-ENV_VARS: dict[str, tuple[str, ...]] = {
-    "CODEAGENT_MAX_READ_BYTES": ("workspace", "max_read_bytes"),
-    "CODEAGENT_SYNTAX_GUARD": ("syntax", "guard"),
-    "CODEAGENT_INDEX_WORKERS": ("syntax", "index_workers"),
-    # the model endpoint: OpenAI's names, then ours (LLM_* wins when both are set)
-    "OPENAI_API_KEY": ("llm", "api_key"),
-    "OPENAI_BASE_URL": ("llm", "base_url"),
-    "LLM_API_KEY": ("llm", "api_key"),
-    "LLM_BASE_URL": ("llm", "base_url"),
-    "LLM_MODEL": ("llm", "model"),
-    "CODEAGENT_MODEL": ("llm", "model"),
-    "CODEAGENT_PYTHON_SERVER": ("lsp", "python_server"),
-    "CODEAGENT_TS_SERVER": ("lsp", "typescript_server"),
-    "CODEAGENT_SERVERS_DIR": ("lsp", "install_dir"),
-    "CODEAGENT_LSP_DAEMON": ("lsp", "daemon"),
-    "CODEAGENT_DAEMON_IDLE_TIMEOUT": ("lsp", "daemon_idle_timeout"),
-    "CODEAGENT_SANDBOX": ("shell", "sandbox"),
-    "CODEAGENT_SHELL_POLICY": ("shell", "policy", "enabled"),
-    "CODEAGENT_SHELL_TIMEOUT": ("shell", "default_timeout"),
-    "CODEAGENT_SHELL_MAX_TIMEOUT": ("shell", "max_timeout"),
-    "CODEAGENT_SHELL_MEMORY_MB": ("shell", "memory_limit_mb"),
-}
+class _ProjectLayer:
+    """The project file's data: all of it when the user trusted this content, else only what a
+    project may choose over the layers below (agent.configtrust)."""
 
+    def __init__(self, root: str | os.PathLike[str], raw: bytes, data: dict[str, Any], env: Mapping[str, str],
+                 warnings: list[str]):
+        self.root, self.raw, self.data, self.env, self.warnings = root, raw, data, env, warnings
 
-def env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for var, path in ENV_VARS.items():
-        if var in env and env[var] != "":
-            node = out
-            for part in path[:-1]:
-                node = node.setdefault(part, {})
-            node[path[-1]] = env[var]
-    return out
+    def allowed(self, lower: dict[str, Any]) -> dict[str, Any]:
+        if self._trusted():
+            return self.data
+        kept, ignored = split_project(self.data, lower, Settings, deep_merge)
+        self.warnings.extend(describe_ignored(PROJECT_CONFIG, item) for item in ignored)
+        return kept
+
+    def _trusted(self) -> bool:
+        store = TrustStore(trust_store_path(self.env))
+        try:
+            status = store.status(self.root, digest(self.raw))
+        except TrustStoreError as exc:
+            self.warnings.append(f"{PROJECT_CONFIG}: its security settings are ignored: {exc}")
+            return False
+        if status == "changed":
+            self.warnings.append(
+                f"{PROJECT_CONFIG} was trusted with `codeagent trust` but has changed since; its security "
+                "settings are ignored until you trust it again")
+        return status == "trusted"
 
 
 def _explain(exc: ValidationError) -> str:

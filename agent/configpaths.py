@@ -1,12 +1,62 @@
 """Where settings come from, without the settings models (pydantic): the user and project config
-files and the environment variables that feed them. The warm-daemon fast path fingerprints these
-to know its daemon runs with the same settings, without building them."""
+files, the trust store and the environment variables that feed them. The warm-daemon fast path
+fingerprints these to know its daemon runs with the same settings, without building them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 USER_CONFIG = Path("~/.config/codeagent/config.toml")
 PROJECT_CONFIG = ".codeagent.toml"
 CONFIG_ENV = "CODEAGENT_CONFIG"  # another user config file
+# Project config files the user trusted (`codeagent trust`): next to the user config, outside
+# every workspace, so nothing a tool or a sandboxed command writes can grant trust.
+TRUST_STORE = Path("~/.config/codeagent/trusted.json")
+TRUST_ENV = "CODEAGENT_TRUST_FILE"  # another trust store (tests)
 ENV_PREFIXES = ("CODEAGENT_", "LLM_", "OPENAI_")  # every variable that feeds settings starts so
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    return Path(env.get(CONFIG_ENV, str(USER_CONFIG))).expanduser()
+
+
+def trust_store_path(env: Mapping[str, str]) -> Path:
+    return Path(env.get(TRUST_ENV) or str(TRUST_STORE)).expanduser()
+
+
+# Environment variable → settings path. Sections add their own entries here (agent.config re-exports both).
+ENV_VARS: dict[str, tuple[str, ...]] = {
+    "CODEAGENT_MAX_READ_BYTES": ("workspace", "max_read_bytes"),
+    "CODEAGENT_SYNTAX_GUARD": ("syntax", "guard"),
+    "CODEAGENT_INDEX_WORKERS": ("syntax", "index_workers"),
+    # the model endpoint: OpenAI's names, then ours (LLM_* wins when both are set)
+    "OPENAI_API_KEY": ("llm", "api_key"),
+    "OPENAI_BASE_URL": ("llm", "base_url"),
+    "LLM_API_KEY": ("llm", "api_key"),
+    "LLM_BASE_URL": ("llm", "base_url"),
+    "LLM_MODEL": ("llm", "model"),
+    "CODEAGENT_MODEL": ("llm", "model"),
+    "CODEAGENT_PYTHON_SERVER": ("lsp", "python_server"),
+    "CODEAGENT_TS_SERVER": ("lsp", "typescript_server"),
+    "CODEAGENT_SERVERS_DIR": ("lsp", "install_dir"),
+    "CODEAGENT_LSP_DAEMON": ("lsp", "daemon"),
+    "CODEAGENT_DAEMON_IDLE_TIMEOUT": ("lsp", "daemon_idle_timeout"),
+    "CODEAGENT_SANDBOX": ("shell", "sandbox"),
+    "CODEAGENT_SHELL_POLICY": ("shell", "policy", "enabled"),
+    "CODEAGENT_SHELL_TIMEOUT": ("shell", "default_timeout"),
+    "CODEAGENT_SHELL_MAX_TIMEOUT": ("shell", "max_timeout"),
+    "CODEAGENT_SHELL_MEMORY_MB": ("shell", "memory_limit_mb"),
+}
+
+
+def env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for var, path in ENV_VARS.items():
+        if var in env and env[var] != "":
+            node = out
+            for part in path[:-1]:
+                node = node.setdefault(part, {})
+            node[path[-1]] = env[var]
+    return out

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .config import LLMSettings
 from .errors import LLMAuthError, LLMError, LLMFormatError, LLMRequestError, LLMUnavailable
-from .registry import Tool
 
 if TYPE_CHECKING:
     import openai
@@ -63,7 +62,7 @@ class Model(Protocol):
 
     protocol: str
 
-    def complete(self, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> Reply: ...
+    def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> Reply: ...
 
 
 class _Transient(Exception):
@@ -147,7 +146,8 @@ class LLMClient:
         self._client.close()
 
     # -- the one public call
-    def complete(self, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> Reply:
+    def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> Reply:
+        """`tools`: OpenAI function schemas ({"type": "function", "function": {"name", ...}})."""
         if self.protocol == "tools":
             try:
                 return self._complete_native(messages, tools)
@@ -159,11 +159,11 @@ class LLMClient:
                 raise ProtocolChanged(str(exc)) from exc
         return self._complete_json(messages)
 
-    def _complete_native(self, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> Reply:
-        extra: dict[str, Any] = {"tools": [t.openai_schema() for t in tools]} if tools else {}
+    def _complete_native(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> Reply:
+        extra: dict[str, Any] = {"tools": list(tools)} if tools else {}
         reply = self._request(messages, extra)
         if not reply.tool_calls:
-            adopted = _action_in_text(reply.content, {t.name for t in tools})
+            adopted = _action_in_text(reply.content, {t["function"]["name"] for t in tools})
             if adopted is not None:  # a model that wrote its call as text despite native tools
                 reply.tool_calls = [adopted]
         return reply

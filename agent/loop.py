@@ -26,7 +26,7 @@ from .registry import Registry, Tool
 from .result import ToolResult, bounded
 from .stuck import StuckDetector, StuckError
 from .toolcontext import ToolContext
-from .trajectory import Trajectory, recorded_text, result_text
+from .trajectory import Trajectory, recorded_diff, recorded_text, result_text
 
 MAX_PARALLEL = 4
 MAX_STATE_CHARS = 200_000  # files bigger than this are not kept as "latest known state"
@@ -127,10 +127,11 @@ class Agent:
         self.execute(self.query())
 
     def query(self) -> Reply:
-        schemas = [t.openai_schema() for t in self.tools] if self.model.protocol == "tools" else []
+        schemas = [t.openai_schema() for t in self.tools]
+        reserve = self.context.counter.text(json.dumps(schemas)) if self.model.protocol == "tools" else 0
         try:
-            messages = self.context.messages(self.model.protocol, reserve=self.context.counter.text(json.dumps(schemas)))
-            reply = self.model.complete(messages, self.tools)
+            messages = self.context.messages(self.model.protocol, reserve=reserve)
+            reply = self.model.complete(messages, schemas)
         except ProtocolChanged as exc:
             self.display.note(f"the endpoint refused native tool calls; switching to JSON actions ({exc})")
             return self.query()
@@ -165,6 +166,7 @@ class Agent:
         if hint:
             turn.notes.append(hint)
             self.display.note(hint)
+            self._record("note", category="stuck", text=hint)
         if self._interrupted:
             raise Interrupted("interrupted by the user (Ctrl+C); the tool calls of that step completed")
         self._check_finish(turn, results)
@@ -180,15 +182,17 @@ class Agent:
             raise LimitReached(f"time limit reached ({lim.max_seconds:g} s)")
 
     def _check_finish(self, turn: Turn, results: list[ToolResult]) -> None:
-        done = [r for c, r in zip(turn.calls, results, strict=True) if c.name == "finish" and r.success]
+        done = [(c, r) for c, r in zip(turn.calls, results, strict=True) if r.success and r.data.get("finished") is True]
         if not done:
             return
-        failed = [c.name for c, r in zip(turn.calls, results, strict=True) if c.name != "finish" and not r.success]
+        finishers = {c.name for c, _r in done}
+        failed = [c.name for c, r in zip(turn.calls, results, strict=True) if not r.success and c.name not in finishers]
         if failed:
-            turn.notes.append(f"finish was not accepted: {', '.join(failed)} failed in the same turn. "
-                              "Look at the errors, then call finish again.")
+            name = done[-1][0].name
+            turn.notes.append(f"{name} was not accepted: {', '.join(failed)} failed in the same turn. "
+                              f"Look at the errors, then call {name} again.")
             return
-        raise Finished(done[-1].output)
+        raise Finished(done[-1][1].output)
 
     def _outcome(self, stop: Stop) -> Outcome:
         return Outcome(stop.status, str(stop), self.steps, self.tokens, time.monotonic() - self.started)
@@ -240,7 +244,9 @@ class Agent:
         self._record("tool_result", call_id=p.call.id, name=p.call.name, success=result.success,
                      raw_output=recorded_text(result), error=result.error, executed=executed,
                      duration_s=round(seconds, 3), output_chars=len(text), output_bytes=len(text.encode()),
-                     files=result.data.get("files"), journal_id=result.data.get("journal_id"))
+                     files=result.data.get("files"), journal_id=result.data.get("journal_id"),
+                     # what a reader of the run (`codeagent view`) shows of an edit: the diff, each site's reason
+                     diff=recorded_diff(result), sites=result.data.get("sites"))
         return result
 
     def _bounded(self, result: ToolResult) -> str:
@@ -250,11 +256,9 @@ class Agent:
         turn.observations.append(Observation(call, self._bounded(result), result.success))
         if not result.success:
             return
-        data = result.data
-        if call.name == "read_file" and isinstance(data.get("path"), str):
-            whole = not data.get("truncated") and data.get("start_line") == 1 and data.get("end_line") == data.get(
-                "total_lines")
-            self._note_file(data["path"], turn.step, shown=bool(whole))
+        data = result.data  # what a tool says for the loop: see ToolResult
+        if result.viewed is not None:
+            self._note_file(result.viewed[0], turn.step, shown=result.viewed[1])
         for path in data.get("files") or []:
             if isinstance(path, str):
                 self._note_file(path, turn.step, shown=False)

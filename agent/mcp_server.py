@@ -4,12 +4,14 @@ Built on the official SDK's low-level `Server` (mcp 2.x renamed FastMCP to MCPSe
 derives schemas from function signatures; ours come from the registry, so the low-level API
 serves them as they are: one source of truth for names, parameter schemas and descriptions).
 One ToolContext lives for the whole session, so language servers and the syntax index stay
-warm between calls; it is closed when the client closes stdin.
+warm between calls; it is closed when the client closes stdin. A call the client cancels (or
+abandons by closing the session) stops at once: its command is killed, not left to its timeout.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any
 
@@ -17,9 +19,9 @@ import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 
 from . import __version__
+from .mcp_stdio import stdio_transport
 from .registry import Registry, Tool
 from .result import ToolResult, bounded
 from .toolcontext import ToolContext
@@ -102,8 +104,11 @@ class ToolServer:
         settings = ctx.settings.mcp
         self.max_text, self.max_structured = settings.max_text_chars, settings.max_structured_chars
         self.progress_interval = settings.progress_interval
+        instructions = INSTRUCTIONS.format(root=ctx.workspace.root)
+        if ctx.settings.warnings:  # the project's ignored security settings, for the client to show
+            instructions += " Configuration: " + "; ".join(ctx.settings.warnings)
         self.server: Server[Any] = Server(
-            "codeagent", version=__version__, instructions=INSTRUCTIONS.format(root=ctx.workspace.root),
+            "codeagent", version=__version__, instructions=instructions,
             on_list_tools=self.list_tools, on_call_tool=self.call_tool,
         )
 
@@ -122,10 +127,28 @@ class ToolServer:
         self.semantic_started = self.semantic_started or first_semantic
         async with self._lock:
             outcome: list[ToolResult] = []
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._progress, ctx, name, first_semantic, outcome)
-                outcome.append(await anyio.to_thread.run_sync(self.registry.call, self.ctx, name, dict(args)))
-                group.cancel_scope.cancel()
+            finished = threading.Event()
+
+            def work() -> ToolResult:
+                try:
+                    return self.registry.call(self.ctx, name, dict(args))
+                finally:
+                    finished.set()
+
+            self.ctx.cancel.clear()
+            try:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(self._progress, ctx, name, first_semantic, outcome)
+                    # abandon_on_cancel: a cancelled request (the client gave up, or closed the session)
+                    # must not wait for the thread; the thread is told to stop instead, below
+                    outcome.append(await anyio.to_thread.run_sync(work, abandon_on_cancel=True))
+                    group.cancel_scope.cancel()
+            except anyio.get_cancelled_exc_class():
+                self.ctx.cancel.set()  # a running command is killed at once (runner.py)
+                with anyio.CancelScope(shield=True):  # keep calls one at a time: wait for the kill
+                    while not finished.is_set():
+                        await anyio.sleep(0.05)
+                raise
         return call_result(outcome[0], max_text=self.max_text, max_structured=self.max_structured)
 
     async def _progress(self, ctx: ServerRequestContext[Any], name: str, first_semantic: bool,
@@ -143,7 +166,7 @@ class ToolServer:
                 await _report(ctx, elapsed, f"{what} ({elapsed:.0f} s)")
 
     async def serve_stdio(self) -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_transport() as (read_stream, write_stream):
             await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
 
 

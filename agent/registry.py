@@ -1,7 +1,8 @@
 """The tool registry: each tool is one pydantic input model + one function.
 
 The registry turns input models into OpenAI function-calling schemas, validates arguments, and is
-the one boundary where exceptions become ToolResults: no tool ever raises into its caller.
+the one boundary where exceptions become ToolResults: no tool ever raises into its caller. That
+includes lsp_bridge's BridgeError (see agent/errors.py for the whole tree).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from lsp_bridge.errors import BridgeError
 
 from .errors import CodeagentError, ToolFailure, ToolUsageError
 from .result import ToolResult, bounded
@@ -124,6 +127,8 @@ class Registry:
             result = tool.fn(ctx, params)
         except (ToolFailure, CodeagentError) as exc:
             return ToolResult.fail(str(exc))
+        except BridgeError as exc:  # the one place the bridge's errors become results
+            return ToolResult.fail(bridge_message(tool.name, exc))
         except OSError as exc:  # permissions, disk full, ...: the model can act on the message
             where = f" ({exc.filename})" if exc.filename else ""
             return ToolResult.fail(f"{tool.name}: {exc.strerror or exc}{where}")
@@ -169,6 +174,13 @@ def tool(
     return wrap
 
 
+def bridge_message(tool_name: str, exc: BridgeError) -> str:
+    """`tool: [what it was doing: ]the bridge's message`. Code that knows more context adds it
+    with `exc.add_note(...)` and re-raises, rather than translating the error itself."""
+    where = " ".join(getattr(exc, "__notes__", ()))
+    return f"{tool_name} {where}: {exc}" if where else f"{tool_name}: {exc}"
+
+
 def explain_validation(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
@@ -197,13 +209,6 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     out = walk(schema)
     assert isinstance(out, dict)
     return out
-
-
-def load_all_tools() -> Registry:
-    """Import every tool module so the registry is complete, and return it."""
-    from . import tools  # noqa: F401  (importing registers)
-
-    return REGISTRY
 
 
 def toolset_names(tools: Iterable[Tool]) -> list[str]:

@@ -1,4 +1,4 @@
-"""The data that crosses module boundaries: tool results, locations, file edits."""
+"""The data that crosses module boundaries: tool results, locations, file edits, edit-check outcomes."""
 
 from __future__ import annotations
 
@@ -9,12 +9,18 @@ from typing import Any
 
 @dataclass(slots=True)
 class ToolResult:
-    """What every tool returns. `output` is what the model reads; `data` is structured extra."""
+    """What every tool returns. `output` is what the model reads; `data` is structured extra.
+
+    The agent loop knows no tool by name; of a successful result it reads `data["finished"]`
+    (True: the run ends, `output` is its summary), `data["files"]` (workspace paths the call
+    changed) and `viewed` (path, whole): a file whose text the output showed, and whether all of
+    it. `viewed` is for the loop only: it is not part of `to_dict`."""
 
     success: bool
     output: str = ""
     error: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    viewed: tuple[str, bool] | None = None
 
     @classmethod
     def ok(cls, output: str, **data: Any) -> ToolResult:
@@ -67,3 +73,12 @@ class FileEdit:
     new_text: str | None
     old_hash: str | None = None
     check_old: bool = True
+
+
+@dataclass(slots=True)
+class CheckOutcome:
+    """What an edit check says of an applied change: reject it (with why) and/or add notes."""
+
+    reject: str | None = None
+    notes: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)

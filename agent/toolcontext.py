@@ -1,27 +1,25 @@
-"""What a tool call runs with: the workspace, settings, long-lived services and edit checks."""
+"""What a tool call runs with: the workspace, settings, long-lived services and edit checks.
+
+Entry points build it (agent/bootstrap.py: `open_context` loads the settings once and installs
+the post-edit checks); nothing below the tools creates one."""
 
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .config import Settings, load_settings
+from .config import Settings
+from .result import CheckOutcome
 from .workspace import Applied, Workspace
 
+if TYPE_CHECKING:
+    from .syntax.workers import ShowProgress
+
+__all__ = ["CheckOutcome", "EditCheck", "ToolContext"]
+
 T = TypeVar("T")
-
-
-@dataclass(slots=True)
-class CheckOutcome:
-    """What an edit check says of an applied change: reject it (with why) and/or add notes."""
-
-    reject: str | None = None
-    notes: list[str] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
 
 
 class EditCheck(Protocol):
@@ -42,23 +40,20 @@ class ToolContext:
         *,
         run_id: str | None = None,
         on_output: Callable[[str], None] | None = None,
+        show_progress: ShowProgress | None = None,
     ):
         self.workspace = workspace
         self.settings = settings or Settings()
         self.run_id = run_id
         self.on_output = on_output  # streaming callback for long-running tools (shell)
+        # Set when the caller gives up on the running call (an MCP client cancelled it): long-running
+        # tools (shell commands) stop at once. The caller clears it before each call.
+        self.cancel = threading.Event()
+        self.show_progress = show_progress  # how a long index refresh reports (None: silently)
         self.edit_checks: list[EditCheck] = []
         self._services: dict[str, Any] = {}
         self._closers: list[Callable[[], None]] = []
         self._lock = threading.RLock()
-
-    @classmethod
-    def create(cls, root: str | os.PathLike[str], *, settings: Settings | None = None, **kw: Any) -> ToolContext:
-        settings = settings or load_settings(root)
-        ws = Workspace(root, max_read_bytes=settings.workspace.max_read_bytes)
-        ctx = cls(ws, settings, **kw)
-        install_default_checks(ctx)
-        return ctx
 
     def service(self, key: str, factory: Callable[[], T], *, close: Callable[[T], None] | None = None) -> T:
         """A lazily created, shared object (a language-server manager, the syntax index)."""
@@ -86,14 +81,3 @@ class ToolContext:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def install_default_checks(ctx: ToolContext) -> None:
-    """The edit checks every session runs. Families append theirs here."""
-    from .syntax.guard import SyntaxGuard  # imported here: the syntax layer imports this module
-
-    ctx.edit_checks.append(SyntaxGuard())
-    from .semantic.diagnostics import DiagnosticsDelta, ServerSync  # only acts when a server already runs
-
-    ctx.edit_checks.append(ServerSync())
-    ctx.edit_checks.append(DiagnosticsDelta())

@@ -2,9 +2,10 @@
 
 Events (each has "type", "time" and "run_id"): run_start, llm_request, llm_response, llm_retry,
 llm_error, format_error, protocol_fallback, tool_call, tool_result, note, run_end. Tool results
-carry the output the model read, success, duration and output size; LLM responses carry token
-counts and durations. `replay` re-executes the recorded tool calls against the workspace and
-reports where the results differ from the recording.
+carry the output the model read, success, duration and output size, and for an edit its diff and
+the rename sites with their reasons; LLM responses carry token counts and durations; a `note` of
+category "stuck" is a hint the stuck detector gave the model. `replay` re-executes the recorded
+tool calls against the workspace and reports where the results differ from the recording.
 """
 
 from __future__ import annotations
@@ -83,6 +84,28 @@ def read_events(ws: Workspace, run_id: str) -> list[dict[str, Any]]:
     return list(_parse(path))
 
 
+def read_events_from(ws: Workspace, run_id: str, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """The events after byte `offset` and the offset to read on from: only whole lines are taken,
+    so a line being written is read complete on the next call (tailing a run in progress)."""
+    path = run_path(ws, run_id)
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            data = fh.read()
+    except FileNotFoundError as exc:
+        raise TrajectoryError(f"no run {run_id!r} in {runs_dir(ws)} (see `codeagent runs`)") from exc
+    end = data.rfind(b"\n") + 1
+    events = []
+    for line in data[:end].decode("utf-8", errors="replace").splitlines():
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            events.append(obj)
+    return events, offset + end
+
+
 def _parse(path: Path) -> Iterator[dict[str, Any]]:
     with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
@@ -147,6 +170,12 @@ def result_text(result: ToolResult) -> str:
 
 def recorded_text(result: ToolResult) -> str:
     return bounded(result_text(result), RECORD_CHARS)
+
+
+def recorded_diff(result: ToolResult) -> str | None:
+    """An edit's unified diff as the trajectory keeps it (bounded); None when the tool changed nothing."""
+    diff = result.data.get("diff")
+    return bounded(diff, RECORD_CHARS) if isinstance(diff, str) and diff else None
 
 
 @dataclass(slots=True)

@@ -21,6 +21,9 @@ ALWAYS_SKIPPED = frozenset(
     {".git", "node_modules", "__pycache__", ".venv", "venv", ".codeagent", ".mypy_cache", ".ruff_cache",
      ".pytest_cache", ".tox", ".hg", ".svn", ".nox", ".eggs"}
 )
+# Folders whose files the language servers are never sent (lsp_bridge's sync): build output and
+# installed packages too. Passed to lsp_bridge's SessionPool; its own default is the same list.
+SERVER_SKIPPED = ALWAYS_SKIPPED | {"site-packages", "dist", "build", ".next"}
 
 
 def _is_virtualenv(path: str | Path) -> bool:

@@ -8,31 +8,36 @@ bytes in the journal, then writes each file atomically (temp file, fsync, rename
 
 from __future__ import annotations
 
-import contextlib
 import os
-import secrets
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .atomic import TEMP_SUFFIX, atomic_write, disk_hash, remove_empty
+from .configpaths import PROJECT_CONFIG
 from .errors import (
     BinaryFileError,
     FileMissingError,
     FileTooLargeError,
+    JournalError,
     NotAFileError,
     OutsideWorkspaceError,
     ProtectedPathError,
     StaleFileError,
+    UnauthenticatedEntryError,
     WorkspaceError,
 )
 from .journal import Journal, JournalEntry, JournalFile
+from .journal_auth import JournalKey
+from .recovery import recover
 from .result import FileEdit, content_hash
 from .textcodec import DEFAULT_FORMAT, TextFormat, decode, decode_raw, encode, normalise
 
 TOOL_DIR = ".codeagent"
 DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024
 _PROTECTED_DIRS = (".git", TOOL_DIR)
-TEMP_SUFFIX = ".codeagent-tmp"  # atomic_write's temp files; a kill -9 may leave one behind
+__all__ = ["TEMP_SUFFIX", "Applied", "TextDoc", "Workspace", "atomic_write"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,19 +66,22 @@ class Applied:
 class Workspace:
     """One root folder that every tool works inside."""
 
-    def __init__(self, root: str | os.PathLike[str], *, max_read_bytes: int = DEFAULT_MAX_READ_BYTES):
+    def __init__(self, root: str | os.PathLike[str], *, max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
+                 journal_key: Path | None = None):
         real = Path(os.path.realpath(os.fspath(root)))
         if not real.is_dir():
             raise NotAFileError(f"workspace root {os.fspath(root)!r} is not a folder")
         self.root = real
         self.max_read_bytes = max_read_bytes
         self.tool_dir = self.root / TOOL_DIR
-        self.journal = Journal(self.tool_dir / "journal")
+        self.journal = Journal(self.tool_dir / "journal", root=self.root, key=JournalKey(journal_key))
+        self.recovered: list[str] = []  # notes on interrupted operations this workspace settled
 
     # ----------------------------------------------------------------- paths
     def resolve(self, path: str | os.PathLike[str], *, for_write: bool = False) -> Path:
         """The real absolute path of `path` (relative to the root, or absolute), refusing
-        anything outside the root. With `for_write`, also refuses .git/ and the tool folder."""
+        anything outside the root. With `for_write`, also refuses .git/, the tool folder and the
+        project config file."""
         raw = os.fspath(path)
         if "\x00" in raw:
             raise OutsideWorkspaceError(f"path {raw!r} contains a NUL byte")
@@ -98,6 +106,10 @@ class Workspace:
                 if part == ".git" or (i == 0 and part in _PROTECTED_DIRS):
                     inside = "/".join(rel_parts[: i + 1])
                     raise ProtectedPathError(f"path {raw!r} is inside {inside}/, which tools never write")
+            # A tool that wrote the project config would change the settings of every later command.
+            if rel_parts and rel_parts[0] == PROJECT_CONFIG:
+                raise ProtectedPathError(f"path {raw!r} is the project config {PROJECT_CONFIG}, which tools "
+                                         "never write (only you edit it; its security settings need `codeagent trust`)")
         return real
 
     def rel(self, path: str | os.PathLike[str]) -> str:
@@ -151,19 +163,31 @@ class Workspace:
         """A FileEdit that replaces `doc` with `new_text`, guarded by the hash it was read with."""
         return FileEdit(doc.path, new_text, doc.hash)
 
-    def apply(self, edits: list[FileEdit], *, operation: str, run_id: str | None = None) -> Applied:
+    def apply(self, edits: list[FileEdit], *, operation: str, run_id: str | None = None,
+              on_file_written: Callable[[str, int], None] | None = None) -> Applied:
         """Apply all edits or none: every edit is checked (paths, staleness, encodability) before
-        the first byte is written; the journal records the old bytes; a failure mid-way restores
-        the files already written."""
+        the first byte is written; the journal records the old bytes, then each file is re-checked
+        just before it is replaced and marked in the journal once it is; a failure (or a file
+        someone else changed meanwhile) restores the files already written.
+
+        `on_file_written(path, count)` is called after each file is in place (a progress seam)."""
         plans = [self._plan(edit) for edit in edits]
         seen: set[Path] = set()
         for plan in plans:
             if plan.real in seen:
                 raise StaleFileError(f"{plan.name}: more than one edit for the same file in one operation")
             seen.add(plan.real)
-        applied = Applied(entry_id="")
         if not plans:
-            return applied
+            return Applied(entry_id="")
+        # planned without the lock (a refused edit leaves no trace, not even .codeagent/); each file
+        # is re-checked under it just before it is replaced, so another writer meanwhile is caught
+        with self.journal.locked():  # no other codeagent process writes meanwhile
+            self.recover()
+            return self._write_plans(plans, operation=operation, run_id=run_id, on_file_written=on_file_written)
+
+    def _write_plans(self, plans: list[_Plan], *, operation: str, run_id: str | None,
+                     on_file_written: Callable[[str, int], None] | None) -> Applied:
+        applied = Applied(entry_id="")
         new_dirs = sorted({d for plan in plans for d in plan.new_dirs}, key=lambda d: (-len(d.parts), str(d)))
         entry = JournalEntry.new(operation=operation, run_id=run_id)
         entry.created_dirs = [self.display(d) for d in new_dirs]
@@ -171,21 +195,56 @@ class Workspace:
             entry.files.append(JournalFile(plan.name, plan.old_bytes, plan.new_hash, plan.mode))
             applied.before[plan.name] = plan.old_text
             applied.after[plan.name] = plan.new_text
-        self.journal.record(entry)
+        self.journal.begin(entry)
 
         done: list[_Plan] = []
         try:
             for plan in plans:
+                # the plan's staleness check ran before the journal was written; an editor or a
+                # command may have changed the file since: never overwrite that silently
+                if disk_hash(plan.real) != plan.old_hash:
+                    raise StaleFileError(f"{plan.name}: changed by someone else while this operation was being "
+                                         "written; nothing was changed (read it again)")
                 self._write_or_delete(plan.real, plan.new_bytes)
+                self.journal.mark(entry.id, "w", plan.name)
                 done.append(plan)
-        except BaseException:
-            for plan in reversed(done):
-                self._write_or_delete(plan.real, plan.old_bytes, mode=plan.mode)
-            _remove_empty(new_dirs)
+                if on_file_written is not None:
+                    on_file_written(plan.name, len(done))
+        except BaseException as exc:
+            kept = self._roll_back(entry.id, done)
+            remove_empty(new_dirs)
             self.journal.drop(entry.id)
+            if kept and isinstance(exc, Exception):
+                raise StaleFileError(f"{exc}; also changed by someone else since written, so kept as they are: "
+                                     f"{', '.join(kept)}") from exc
             raise
+        self.journal.finish(entry.id)
         applied.entry_id = entry.id
         return applied
+
+    def _roll_back(self, entry_id: str, done: list[_Plan]) -> list[str]:
+        """Restore the files an aborted operation wrote (newest first); a file someone changed after
+        we wrote it is left as they made it. Returns those."""
+        kept: list[str] = []
+        for plan in reversed(done):
+            if disk_hash(plan.real) != plan.new_hash:
+                kept.append(plan.name)
+                continue
+            self._write_or_delete(plan.real, plan.old_bytes, mode=plan.mode)
+            self.journal.mark(entry_id, "r", plan.name)
+        return kept
+
+    def recover(self) -> list[str]:
+        """Settle operations a crash interrupted (see recovery.py); notes on what was found.
+        Runs before every apply and undo; call it yourself to recover without writing."""
+        if not self.journal.folder.is_dir():
+            return []  # nothing was ever journaled here (and a read-only use creates nothing)
+        with self.journal.locked():
+            if not self.journal.interrupted() and not self.journal.leftover_temps():
+                return []
+            notes = recover(self.journal, lambda p: self.resolve(p, for_write=True))
+            self.recovered.extend(notes)
+            return notes
 
     def _plan(self, edit: FileEdit) -> _Plan:
         real = self.resolve(edit.path, for_write=True)
@@ -221,32 +280,59 @@ class Workspace:
 
     def undo(self, entry_id: str | None = None, *, force: bool = False) -> JournalEntry:
         """Restore the files of one journal entry (the last one by default)."""
-        entry = self.journal.get(entry_id) if entry_id else self.journal.last()
-        self.undo_many([entry], force=force)
-        return entry
+        if not self.journal.folder.is_dir():
+            raise JournalError("nothing to undo: the edit journal is empty")
+        with self.journal.locked():
+            self.recover()
+            entry = self.journal.get(entry_id) if entry_id else self.journal.last()
+            self.undo_many([entry], force=force)
+            return entry
+
+    def undo_run(self, run_id: str, *, force: bool = False) -> list[JournalEntry]:
+        """Undo every entry of one agent run, newest first, as one."""
+        if not self.journal.folder.is_dir():
+            return []
+        with self.journal.locked():
+            self.recover()
+            refused = self.journal.unauthenticated_for(run_id)
+            if refused:  # a forged entry claiming this run: refuse the whole undo, and say which
+                last = refused[-1]
+                raise UnauthenticatedEntryError(last.problem or f"journal entry {last.id} is unreadable")
+            entries = self.journal.for_run(run_id)
+            if entries:
+                self.undo_many(entries, force=force)
+            return entries
 
     def undo_many(self, entries: list[JournalEntry], *, force: bool = False) -> None:
         """Undo several entries, newest first, as one: unless `force`, every file must still be
-        what the entries left (counting the entries undone before it), or nothing is restored."""
-        if not force:
-            state: dict[str, str | None] = {}
-            for entry in entries:
-                for jf in entry.files:
-                    if jf.path not in state:
-                        real = self.resolve(jf.path, for_write=True)
-                        state[jf.path] = content_hash(real.read_bytes()) if real.is_file() else None
-                    if state[jf.path] != jf.new_hash:
+        what the entries left (counting the entries undone before it), or nothing is restored.
+        Each entry is re-read and verified from disk (its MAC) and every path re-validated before
+        anything is written; a file already back to its old bytes is left alone."""
+        with self.journal.locked():
+            self.recover()
+            verified = [self.journal.get(e.id) for e in entries]  # never the caller's objects
+            plans = [_UndoPlan(entry, [(self.resolve(jf.path, for_write=True), jf) for jf in entry.files],
+                               [self.resolve(d, for_write=True) for d in entry.created_dirs]) for entry in verified]
+            state: dict[Path, str | None] = {}
+            for plan in plans:
+                for real, jf in plan.targets:
+                    current = state[real] if real in state else disk_hash(real)
+                    old_hash = None if jf.old is None else content_hash(jf.old)
+                    if current == old_hash:
+                        plan.skip.add(real)  # already restored (an interrupted undo or rollback)
+                    elif current != jf.new_hash and not force:
                         raise StaleFileError(
-                            f"{jf.path}: changed since operation {entry.id} ({entry.operation}); "
+                            f"{jf.path}: changed since operation {plan.entry.id} ({plan.entry.operation}); "
                             "undo refused so that later work is not lost (use --force to override)"
                         )
-                    state[jf.path] = None if jf.old is None else content_hash(jf.old)
-        for entry in entries:
-            targets = [(self.resolve(jf.path, for_write=True), jf) for jf in entry.files]
-            for real, jf in reversed(targets):
-                self._write_or_delete(real, jf.old, mode=jf.mode)
-            _remove_empty([self.resolve(d, for_write=True) for d in entry.created_dirs])
-            self.journal.drop(entry.id)
+                    state[real] = old_hash
+            for plan in plans:
+                self.journal.mark(plan.entry.id, "u")  # a crash from here on is an interrupted undo
+                for real, jf in reversed(plan.targets):
+                    if real not in plan.skip:
+                        self._write_or_delete(real, jf.old, mode=None if jf.mode is None else jf.mode & 0o777)
+                remove_empty(plan.dirs)
+                self.journal.drop(plan.entry.id)
 
     # ----------------------------------------------------------------- internals
     def _write_or_delete(self, real: Path, data: bytes | None, *, mode: int | None = None) -> None:
@@ -255,6 +341,16 @@ class Workspace:
                 real.unlink()
             return
         atomic_write(real, data, mode=mode)
+
+
+@dataclass(slots=True)
+class _UndoPlan:
+    """One verified entry to undo: its files resolved, the folders it made, the files to leave."""
+
+    entry: JournalEntry
+    targets: list[tuple[Path, JournalFile]]
+    dirs: list[Path]
+    skip: set[Path] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -274,43 +370,6 @@ class _Plan:
     def new_hash(self) -> str | None:
         return None if self.new_bytes is None else content_hash(self.new_bytes)
 
-
-def _remove_empty(folders: list[Path]) -> None:
-    """Remove folders an operation created, deepest first, if they are still empty."""
-    for folder in sorted(folders, key=lambda d: -len(d.parts)):
-        with contextlib.suppress(OSError):  # not empty (someone put files there) or gone: leave it
-            folder.rmdir()
-
-
-def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
-    """Write `data` to `path` so that a crash at any moment leaves the old file or the new one:
-    temp file in the same folder, fsync, rename over, folder fsync. An existing file's mode is
-    kept; a new file gets the usual 0o666 minus the umask (applied by the kernel, no umask race)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if mode is None and path.exists():
-        mode = stat.S_IMODE(path.stat().st_mode)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
-    while True:
-        tmp = path.parent / f".{path.name[:80]}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
-        try:
-            fd = os.open(tmp, flags, 0o600 if mode is not None else 0o666)
-            break
-        except FileExistsError:
-            continue
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if mode is not None:
-                os.fchmod(fh.fileno(), mode)
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    @property
+    def old_hash(self) -> str | None:
+        return None if self.old_bytes is None else content_hash(self.old_bytes)

@@ -39,11 +39,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agent.bootstrap import load_all_tools, open_context  # noqa: E402
 from agent.commands.run import run_agent  # noqa: E402
 from agent.config import Settings  # noqa: E402
 from agent.llm import Reply, ToolCall  # noqa: E402
-from agent.registry import Tool, load_all_tools  # noqa: E402
-from agent.toolcontext import ToolContext  # noqa: E402
+from agent.registry import Tool  # noqa: E402
 from agent.trajectory import read_events  # noqa: E402
 
 FIXTURES = ROOT / "fixtures"
@@ -209,7 +209,7 @@ def run_task(task: Task, policy_name: str, workdir: Path) -> Result:
     settings = Settings()
     run_id = f"bench-{policy_name}"
     started = time.monotonic()
-    with ToolContext.create(root, settings=settings, run_id=run_id) as ctx:
+    with open_context(root, settings=settings, run_id=run_id) as ctx:
         outcome, _ = run_agent(ctx, settings, f"rename {task.old} to {task.new}", toolset=toolset,
                                registry=registry, model=ScriptedModel(policy))
         events = read_events(ctx.workspace, run_id)

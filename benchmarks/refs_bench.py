@@ -41,7 +41,7 @@ from index_bench import CACHE, django_tree  # noqa: E402  (one download, shared 
 from rawlsp import RawLsp, timed  # noqa: E402
 
 from agent.config import load_settings  # noqa: E402
-from agent.semantic.daemon_client import DaemonClient  # noqa: E402
+from agent.daemon.client import DaemonClient  # noqa: E402
 from lsp_bridge.servers import get_spec, resolve_command  # noqa: E402
 
 TARGETS = [

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from lsp_bridge.types import Diagnostic, FileEdits, FileLocation, Position, Range, TextChange
 
 # Loaded on first use: the protocol types take ~0.3 s to import, and a command that starts a server
-# early (lsp_bridge.prespawn) or only resolves server commands must not pay for them first.
+# early (lsp_bridge.processes) or only resolves server commands must not pay for them first.
 _HOMES = {
     "apply_changes": "edits", "validate_changes": "edits", "SessionPool": "pool", "LspSession": "session",
     "DEFAULT_SERVERS": "servers", "SERVERS": "servers", "ServerSpec": "servers", "default_cache_dir": "servers",

@@ -29,7 +29,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
-from lsp_bridge import prespawn
+from lsp_bridge import processes
 from lsp_bridge.errors import (
     ProtocolViolation,
     RequestFailed,
@@ -68,7 +68,7 @@ class BridgeClient(LanguageClient):
         self.label = label
         self.root = root
         self._settings = settings
-        self.process: prespawn.ServerProcess | None = None
+        self.process: processes.ServerProcess | None = None
         self.encoding: Encoding = "utf-16"
         self.capabilities: lsp.ServerCapabilities | None = None
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
@@ -179,16 +179,16 @@ class BridgeClient(LanguageClient):
 
     # -- process ---------------------------------------------------------------------------------
     async def launch(self, command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) -> None:
-        early = prespawn.take(command, cwd=cwd, env=env)
-        process: prespawn.ServerProcess
+        early = processes.take(command, cwd=cwd, env=env)
+        process: processes.ServerProcess
         try:
             if early is not None:
-                process = await prespawn.adopt(early)
+                process = await processes.adopt(early)
             else:
                 process = await asyncio.create_subprocess_exec(
                     *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=server_env(env),
-                    start_new_session=True, preexec_fn=prespawn.die_with_parent, limit=prespawn.STREAM_LIMIT,
+                    stderr=asyncio.subprocess.PIPE, cwd=str(cwd), env=server_env(env, root=cwd),
+                    start_new_session=True, preexec_fn=processes.die_with_parent, limit=processes.STREAM_LIMIT,
                 )
         except FileNotFoundError as exc:
             raise ServerNotInstalled(f"{self.label}: program not found: {command[0]}") from exc
@@ -286,7 +286,7 @@ class BridgeClient(LanguageClient):
         except Exception as exc:  # a handler bug must not stop the reader
             self.stderr_tail.append(f"[handler error] {type(exc).__name__}: {exc}")
 
-    async def _watch_exit(self, process: prespawn.ServerProcess, reader: asyncio.Task[None]) -> None:
+    async def _watch_exit(self, process: processes.ServerProcess, reader: asyncio.Task[None]) -> None:
         code = await process.wait()
         with contextlib.suppress(Exception):  # let answers already on the pipe arrive
             await asyncio.wait_for(asyncio.shield(reader), 2)

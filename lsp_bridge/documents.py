@@ -15,6 +15,7 @@ from lsp_bridge.positions import Decode, TextLines, normalize_text
 from lsp_bridge.watch import FolderWatch
 
 # Folders no language server should index for us (pyright's and tsserver's defaults agree).
+# The default; agent passes its own list (agent/walk.py SERVER_SKIPPED) through SessionPool(skip_dirs=...).
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
                        ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".codeagent",
                        "dist", "build", ".next", ".eggs"})
@@ -66,14 +67,14 @@ def stat_of(path: Path) -> Stat | None:
 
 
 def walk_sources(root: Path, suffixes: Mapping[str, str], limit: int,
-                 folders: list[str] | None = None) -> Iterator[Path]:
+                 folders: list[str] | None = None, skip_dirs: frozenset[str] = SKIP_DIRS) -> Iterator[Path]:
     """Source files under `root` with one of `suffixes`, skipping hidden, vendored and build folders
     (the folders walked are appended to `folders`)."""
     count = 0
     for folder, dirs, files in os.walk(root):
         if folders is not None:
             folders.append(folder)
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if d not in skip_dirs and not d.startswith("."))
         for name in sorted(files):
             if os.path.splitext(name)[1].lower() in suffixes:
                 yield Path(folder) / name
@@ -89,7 +90,8 @@ class DocumentStore:
     the files whose folder reported an event are stat'ed, and files created in the tree are found
     too; without one (or after the watch lost events) every known file is stat'ed."""
 
-    def __init__(self, *, max_open: int = 200, watch: bool = False) -> None:
+    def __init__(self, *, max_open: int = 200, watch: bool = False, skip_dirs: frozenset[str] = SKIP_DIRS) -> None:
+        self.skip_dirs = skip_dirs
         self.open: OrderedDict[Path, OpenDoc] = OrderedDict()
         self.pinned: set[Path] = set()  # kept open for good (files the server would otherwise skip)
         self.snapshot: dict[Path, Stat] = {}
@@ -111,7 +113,7 @@ class DocumentStore:
         self._root, self._suffixes, self._limit = root, suffixes, limit
         folders: list[str] = []
         self.snapshot = {}
-        for path in walk_sources(root, suffixes, limit, folders):
+        for path in walk_sources(root, suffixes, limit, folders, self.skip_dirs):
             st = stat_of(path)
             if st is not None:
                 self.snapshot[path] = st
@@ -162,10 +164,10 @@ class DocumentStore:
         if self._watch is None or self._root is None or not folder.is_relative_to(self._root):
             return []
         rel_parts = folder.relative_to(self._root).parts
-        if any(part in SKIP_DIRS or part.startswith(".") for part in rel_parts):
+        if any(part in self.skip_dirs or part.startswith(".") for part in rel_parts):
             return []
         folders: list[str] = []
-        files = list(walk_sources(folder, self._suffixes, self._limit, folders))
+        files = list(walk_sources(folder, self._suffixes, self._limit, folders, self.skip_dirs))
         for sub in folders:
             if not self._watch.add(sub):
                 self._watch.broken = True  # past the watch limit: the next scans stat everything

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import threading
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lsp_bridge.documents import SKIP_DIRS
 from lsp_bridge.errors import BridgeError
 from lsp_bridge.loop import LoopThread, shared_loop
 from lsp_bridge.positions import Decode, normalize_text
@@ -25,21 +27,26 @@ class SessionPool:
 
     Configuration is passed in (the bridge reads no config of its own): `servers` maps a language
     to a server name (see `lsp_bridge.servers.SERVERS`), `settings` maps a language to settings
-    merged over the server's defaults, `cache_dir` is where npm servers are installed, `decode` turns
-    a file's bytes into the text positions refer to (lsp_bridge.positions.Decode).
+    merged over the server's defaults, `cache_dir` is where npm servers are installed,
+    `language_ids` maps a language to the caller's suffix → languageId table (default: the spec's),
+    `skip_dirs` are folder names whose files are never synced (default: documents.SKIP_DIRS),
+    `decode` turns a file's bytes into the text positions refer to (lsp_bridge.positions.Decode).
     """
 
     def __init__(self, *, servers: Mapping[str, str] | None = None, cache_dir: Path | None = None,
                  auto_install: bool = True, settings: Mapping[str, Mapping[str, Any]] | None = None,
                  request_timeout: float = 60.0, ready_timeout: float = 300.0, start_timeout: float = 60.0,
                  loop: LoopThread | None = None, watch_files: bool = True,
-                 decode: Decode = normalize_text) -> None:
+                 language_ids: Mapping[str, Mapping[str, str]] | None = None,
+                 skip_dirs: frozenset[str] = SKIP_DIRS, decode: Decode = normalize_text) -> None:
         self._servers = {**DEFAULT_SERVERS, **(servers or {})}
         for name in self._servers.values():
             get_spec(name)  # unknown names fail here, not at first use
         self._cache_dir = cache_dir
         self._auto_install = auto_install
         self._settings = dict(settings or {})
+        self._language_ids = dict(language_ids or {})
+        self._skip_dirs = skip_dirs
         self._request_timeout = request_timeout
         self._ready_timeout = ready_timeout
         self._start_timeout = start_timeout
@@ -62,12 +69,15 @@ class SessionPool:
         with self._lock:
             session = self._sessions.get(key)
             if session is None:
+                spec = get_spec(self._servers[lang])
+                if lang in self._language_ids:
+                    spec = dataclasses.replace(spec, language_ids=self._language_ids[lang])
                 session = LspSession(
-                    key[0], get_spec(self._servers[lang]), loop=self._loop or shared_loop(),
+                    key[0], spec, loop=self._loop or shared_loop(),
                     cache_dir=self._cache_dir, auto_install=self._auto_install,
                     settings=self._settings.get(lang), request_timeout=self._request_timeout,
                     ready_timeout=self._ready_timeout, start_timeout=self._start_timeout,
-                    watch_files=self._watch_files, decode=self._decode)
+                    watch_files=self._watch_files, skip_dirs=self._skip_dirs, decode=self._decode)
                 self._sessions[key] = session
             return session
 

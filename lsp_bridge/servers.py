@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import platformdirs
 
+from lsp_bridge.confine import confined_env, pyright_settings
 from lsp_bridge.errors import ServerNotInstalled
 
 Readiness = Literal["pyright", "tsserver", "typescript-native", "initialize"]
@@ -49,6 +50,8 @@ class ServerSpec:
     npm_packages: tuple[str, ...] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
     initialization_options: Callable[[Path], Any] | None = None
+    # Settings that depend on the workspace root (lsp_bridge.confine: no workspace interpreter).
+    workspace_settings: Callable[[Path], Mapping[str, Any]] | None = None
     pull_diagnostics: bool = False
     # Send workspace/didChangeConfiguration after `initialized`. Servers that pull their settings
     # (workspace/configuration) do not need it, and pyright treats it as a restart: it probes the
@@ -92,11 +95,14 @@ def default_cache_dir() -> Path:
     return platformdirs.user_cache_path("codeagent") / "lsp-servers"
 
 
-def server_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+def server_env(env: Mapping[str, str] | None = None, *, root: Path | None = None) -> dict[str, str]:
     """The environment a server process gets: `env` (default: ours) plus node's on-disk compile
     cache, unless the caller set NODE_COMPILE_CACHE itself (NODE_DISABLE_COMPILE_CACHE=1 turns it
-    off): node then skips compiling a server's multi-megabyte bundle on each start (~60 ms)."""
+    off): node then skips compiling a server's multi-megabyte bundle on each start (~60 ms).
+    With the workspace `root`, nothing on PATH lies inside it (lsp_bridge.confine)."""
     full = dict(os.environ if env is None else env)
+    if root is not None:
+        full = confined_env(full, root)
     full.setdefault("NODE_COMPILE_CACHE", str(platformdirs.user_cache_path("codeagent") / "node-compile-cache"))
     return full
 
@@ -159,6 +165,8 @@ def _tsls_options(install_dir: Path) -> Any:
         "hostInfo": "codeagent",
         "tsserver": {"path": str(install_dir / "node_modules" / "typescript" / "lib" / "tsserver.js")},
         "preferences": {"providePrefixAndSuffixTextForRename": False, "allowRenameOfImportPath": False},
+        # type acquisition runs npm on the host for the packages a workspace's package.json names
+        "disableAutomaticTypingAcquisition": True,
     }
 
 
@@ -180,9 +188,10 @@ _PYRIGHT_SETTINGS = {
 # Rename from a use site must rename the declaration everywhere, not alias the import
 # (`import { old as new }`): VS Code's useAliasesForRenames, tsserver's providePrefixAndSuffixText.
 _TS_PREFERENCES = {"useAliasesForRenames": False, "providePrefixAndSuffixTextForRename": False}
+_TS_NO_ATA = {"automaticTypeAcquisition": {"enabled": False}}  # `tsc --lsp` would run npm (confine)
 _TS_SETTINGS = {
-    "js/ts": {"preferences": _TS_PREFERENCES},
-    "typescript": {"preferences": _TS_PREFERENCES},
+    "js/ts": {"preferences": _TS_PREFERENCES, "tsserver": _TS_NO_ATA},
+    "typescript": {"preferences": _TS_PREFERENCES, "tsserver": _TS_NO_ATA},
     "javascript": {"preferences": _TS_PREFERENCES},
 }
 
@@ -190,11 +199,13 @@ SERVERS: dict[str, ServerSpec] = {
     "basedpyright": ServerSpec(
         name="basedpyright", language="python", language_ids=PYTHON_IDS, readiness="pyright",
         locate=_locate_basedpyright, settings=_PYRIGHT_SETTINGS, push_settings=False,
+        workspace_settings=pyright_settings,
         install_hint="pip install 'basedpyright>=1.40,<2' (it bundles node; nothing else is needed)",
     ),
     "pyright": ServerSpec(
         name="pyright", language="python", language_ids=PYTHON_IDS, readiness="pyright",
         locate=_locate_pyright, settings=_PYRIGHT_SETTINGS, npm_packages=("pyright@1.1.414",),
+        workspace_settings=pyright_settings,
         push_settings=False,
         install_hint="run `codeagent servers install pyright` (npm package pyright@1.1.414)",
     ),

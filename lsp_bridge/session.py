@@ -22,7 +22,7 @@ from lsprotocol import types as lsp
 
 from lsp_bridge import convert
 from lsp_bridge.client import BridgeClient
-from lsp_bridge.documents import OpenDoc
+from lsp_bridge.documents import SKIP_DIRS, OpenDoc
 from lsp_bridge.edits import workspace_edit_to_file_edits
 from lsp_bridge.errors import (
     BridgeError,
@@ -34,6 +34,7 @@ from lsp_bridge.errors import (
     ServerStartError,
     StaleFile,
 )
+from lsp_bridge.exchanges import pushed_diagnostics, rename_range
 from lsp_bridge.loop import LoopThread, shared_loop
 from lsp_bridge.positions import Decode, normalize_text
 from lsp_bridge.readiness import describe, is_ready, settings_lookup
@@ -55,7 +56,8 @@ class LspSession:
                  auto_install: bool = True, settings: Mapping[str, Any] | None = None,
                  env: Mapping[str, str] | None = None, request_timeout: float = 60.0,
                  ready_timeout: float = 300.0, start_timeout: float = 60.0, max_files: int = 50_000,
-                 watch_files: bool = True, decode: Decode = normalize_text) -> None:
+                 watch_files: bool = True, skip_dirs: frozenset[str] = SKIP_DIRS,
+                 decode: Decode = normalize_text) -> None:
         self.root = Path(root).resolve()
         self.spec = spec
         self.request_timeout = request_timeout
@@ -68,10 +70,12 @@ class LspSession:
         self._command = list(command) if command is not None else None
         self._cache_dir = cache_dir
         self._auto_install = auto_install
-        self._settings = settings_lookup(spec.settings, settings or {})
+        workspace = spec.workspace_settings(self.root) if spec.workspace_settings else {}
+        self._settings = settings_lookup(settings_lookup(spec.settings, workspace)(None), settings or {})
         self._env = env
         self._client: BridgeClient | None = None
-        self._files = DocumentSync(self.root, spec, max_files=max_files, watch=watch_files, decode=decode)
+        self._files = DocumentSync(self.root, spec, max_files=max_files, watch=watch_files, skip_dirs=skip_dirs,
+                                   decode=decode)
         self._start_lock: asyncio.Lock | None = None
         self._starts = 0
 
@@ -150,7 +154,7 @@ class LspSession:
 
         async def op(client: BridgeClient) -> Range:
             doc = await self._prepare(client, target, pos)
-            return await self._prepare_rename(client, doc, pos)
+            return await rename_range(client, doc, pos, server=self.spec.name, timeout=self.request_timeout)
         return self._call(op)
 
     def rename(self, path: Path, pos: Position, new_name: str) -> list[FileEdits]:
@@ -160,7 +164,7 @@ class LspSession:
 
         async def op(client: BridgeClient) -> list[FileEdits]:
             doc = await self._prepare(client, target, pos)
-            await self._prepare_rename(client, doc, pos)
+            await rename_range(client, doc, pos, server=self.spec.name, timeout=self.request_timeout)
             params = lsp.RenameParams(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
                                       position=doc.lines.to_server(pos, client.encoding), new_name=new_name)
             try:
@@ -184,7 +188,8 @@ class LspSession:
                 report = await client.request(lsp.TEXT_DOCUMENT_DIAGNOSTIC, params, self.request_timeout)
                 items = list(getattr(report, "items", None) or [])
             else:
-                items = await self._pushed_diagnostics(client, doc)
+                items = await pushed_diagnostics(client, doc, server=self.spec.name,
+                                                 timeout=self.request_timeout)
             return convert.diagnostics(target, items, doc.lines, client.encoding)
         return self._call(op)
 
@@ -352,49 +357,3 @@ class LspSession:
             result = await client.request(method, params, self.request_timeout)
             return convert.locations(result, self._files.lines_checked, client.encoding)
         return self._call(op)
-
-    async def _prepare_rename(self, client: BridgeClient, doc: OpenDoc, pos: Position) -> Range:
-        provider = client.capabilities.rename_provider if client.capabilities else None
-        if not provider:
-            raise RenameRefused(f"{self.spec.name} does not support rename")
-        fallback = convert.word_range(doc.lines, pos)
-        if not (isinstance(provider, lsp.RenameOptions) and provider.prepare_provider):
-            if fallback is None:
-                raise RenameRefused(f"no symbol at {doc.path}:{pos}")
-            return fallback
-        params = lsp.PrepareRenameParams(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(doc.path)),
-                                         position=doc.lines.to_server(pos, client.encoding))
-        try:
-            result = await client.request(lsp.TEXT_DOCUMENT_PREPARE_RENAME, params, self.request_timeout)
-        except RequestFailed as exc:
-            raise RenameRefused(str(exc).split(": ", 2)[-1]) from exc
-        if result is None:
-            raise RenameRefused(f"{self.spec.name}: the element at {doc.path.name}:{pos} cannot be renamed")
-        if isinstance(result, lsp.Range):
-            return doc.lines.range_from_server(result, client.encoding)
-        if isinstance(result, lsp.PrepareRenamePlaceholder):
-            return doc.lines.range_from_server(result.range, client.encoding)
-        if fallback is None:
-            raise RenameRefused(f"no symbol at {doc.path}:{pos}")
-        return fallback
-
-    async def _pushed_diagnostics(self, client: BridgeClient, doc: OpenDoc) -> list[lsp.Diagnostic]:
-        """The diagnostics the server pushed for `doc` since its last sync. A server that stays quiet
-        (nothing to re-publish for unchanged content) is taken at its last word after a short wait."""
-        uri = path_to_uri(doc.path)
-        deadline = time.monotonic() + self.request_timeout
-        quiet_until = time.monotonic() + 3.0
-        while True:
-            if client.failure is not None:
-                raise client.failure
-            fresh = client.diagnostic_seq.get(uri, 0) > doc.diag_seq
-            version = client.diagnostic_version.get(uri)
-            if fresh and (version is None or version >= doc.version):
-                break
-            now = time.monotonic()
-            if uri in client.diagnostics and not fresh and now > quiet_until:
-                break
-            if now > deadline:
-                raise RequestTimeout(f"{self.spec.name} published no diagnostics for {doc.path} in time")
-            await client.wait_change(min(deadline - now, 0.25))
-        return list(client.diagnostics.get(uri, []))

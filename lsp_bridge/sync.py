@@ -18,7 +18,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from lsp_bridge.client import BridgeClient
-from lsp_bridge.documents import DocumentStore, OpenDoc, Stat, read_file, stat_of
+from lsp_bridge.documents import SKIP_DIRS, DocumentStore, OpenDoc, Stat, read_file, stat_of
 from lsp_bridge.edits import SeenDoc
 from lsp_bridge.errors import BridgeError, StaleFile
 from lsp_bridge.positions import Decode, TextLines, normalize_text
@@ -37,13 +37,14 @@ class DocumentSync:
     """One server's documents: what it has been sent, and the disk snapshot it is compared with."""
 
     def __init__(self, root: Path, spec: ServerSpec, *, max_files: int, watch: bool = True,
-                 decode: Decode = normalize_text) -> None:
+                 skip_dirs: frozenset[str] = SKIP_DIRS, decode: Decode = normalize_text) -> None:
         self.root = root
+        self.skip_dirs = skip_dirs
         self.decode = decode
         self.spec = spec
         self.max_files = max_files
         self.watch = watch
-        self._docs = DocumentStore(watch=watch)
+        self._docs = DocumentStore(watch=watch, skip_dirs=skip_dirs)
         self._lines: OrderedDict[Path, tuple[Stat, TextLines]] = OrderedDict()
         self.hidden_files = 0
 
@@ -58,7 +59,7 @@ class DocumentSync:
     async def reset(self, client: BridgeClient) -> None:
         """A fresh server knows nothing: snapshot the disk, open what a pyright config would hide."""
         self._docs.close()
-        self._docs = DocumentStore(watch=self.watch)
+        self._docs = DocumentStore(watch=self.watch, skip_dirs=self.skip_dirs)
         await asyncio.to_thread(self._docs.take_snapshot, self.root, self.spec.language_ids, self.max_files)
         if self.spec.readiness == "pyright":
             await self.open_hidden(client)

@@ -27,3 +27,26 @@ class Cli:
 def codeagent_command() -> list[str]:
     exe = shutil.which("codeagent", path=str(BIN))
     return [exe] if exe else [sys.executable, "-m", "agent.cli"]
+
+
+# The real `codeagent` command, SIGKILLed by an audit hook just before its Nth rename into the
+# workspace (the journal's own renames under .codeagent/ are not counted): a crash at a chosen
+# moment of a real write, with the temp file of that write left behind.
+_KILLED_CLI = """
+import os, signal, sys
+kill_at = int(sys.argv[1])
+renames = 0
+def hook(event, args):
+    global renames
+    if event == "os.rename" and "/.codeagent/" not in str(args[1]):
+        renames += 1
+        if renames == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+sys.addaudithook(hook)
+from agent.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def killed_cli_command(kill_at: int, *args: str) -> list[str]:
+    return [sys.executable, "-c", _KILLED_CLI, str(kill_at), *args]

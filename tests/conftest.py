@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from clikit import Cli, codeagent_command
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings
-from agent.registry import load_all_tools
 from agent.result import ToolResult
 from agent.toolcontext import ToolContext
 
@@ -62,7 +62,7 @@ def root(tmp_path: Path) -> Path:
 @pytest.fixture
 def ctx(root: Path) -> Iterator[ToolContext]:
     """A tool context on `root` with default settings (no user or project config)."""
-    context = ToolContext.create(root, settings=Settings())
+    context = open_context(root, settings=Settings())
     yield context
     context.close()
 

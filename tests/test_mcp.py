@@ -18,7 +18,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from agent.registry import load_all_tools
+from agent.bootstrap import load_all_tools
 
 REPO = Path(__file__).resolve().parent.parent
 PYPROJ = REPO / "fixtures" / "pyproj"

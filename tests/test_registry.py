@@ -9,8 +9,9 @@ import jsonschema
 import pytest
 from pydantic import BaseModel, Field
 
+from agent.bootstrap import load_all_tools
 from agent.errors import ToolFailure
-from agent.registry import TOOL_NAME, Registry, Tool, load_all_tools, tool
+from agent.registry import TOOL_NAME, Registry, Tool, tool
 from agent.result import ToolResult
 from agent.toolcontext import ToolContext
 

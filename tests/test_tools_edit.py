@@ -240,11 +240,10 @@ def test_a_rejecting_edit_check_undoes_and_force_keeps(root: Path, ctx: ToolCont
 WRITE_FAILS = """
 import json, resource, signal, sys
 from agent.config import Settings
-from agent.registry import load_all_tools
-from agent.toolcontext import ToolContext
+from agent.bootstrap import load_all_tools, open_context
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))  # the big new file cannot be written
-ctx = ToolContext.create(sys.argv[1], settings=Settings())
+ctx = open_context(sys.argv[1], settings=Settings())
 result = load_all_tools().call(ctx, "apply_patch", {"patch": sys.stdin.read()})
 print(json.dumps(result.to_dict()))
 """

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, WorkspaceSettings
-from agent.registry import load_all_tools
 from agent.result import ToolResult
-from agent.textsearch import find_rg
+from agent.ripgrep import find_rg
 from agent.toolcontext import ToolContext
 from agent.walk import compile_glob
 
@@ -72,7 +72,7 @@ def tree(root: Path, tmp_path: Path) -> Path:
 
 
 def _ctx(root: Path, engine: str, **kw: Any) -> ToolContext:
-    return ToolContext.create(root, settings=Settings(workspace=WorkspaceSettings(search_engine=engine, **kw)))
+    return open_context(root, settings=Settings(workspace=WorkspaceSettings(search_engine=engine, **kw)))
 
 
 @pytest.fixture

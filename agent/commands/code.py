@@ -14,21 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..cli import make_context
+from ..bootstrap import load_all_tools
 from ..config import ConfigError, Settings, load_settings
 from ..errors import ToolUsageError
-from ..registry import load_all_tools
-from .light import (
-    EXIT_FAILED,
-    EXIT_OK,
-    LINE_ONLY,
-    POSITION_ONLY,
-    UsageError,
-    emit,
-    file_arg,
-    parse_target,
-    print_json,
-)
+from .arguments import COMMAND_HELP, TOOLS, add_arguments, add_common, tool_args
+from .context import make_context, show_config_warnings
+from .output import EXIT_FAILED, EXIT_OK, UsageError, emit, print_json
 
 
 # ---------------------------------------------------------------------------------- running a tool
@@ -41,18 +32,20 @@ def _root(raw: str) -> Path:
 
 def _settings(root: Path) -> Settings:
     try:
-        return load_settings(root)
+        settings = load_settings(root)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
+    show_config_warnings(settings)
+    return settings
 
 
-def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bool) -> dict[str, Any]:
+def run_tool(root: Path, settings: Settings, name: str, tool_args: dict[str, Any], *,
+             use_daemon: bool) -> dict[str, Any]:
     """Run one tool in the daemon (or in-process) and return its result as a JSON-ready dict.
     The daemon path imports no tool code here: a warm call costs little more than the answer."""
-    settings = _settings(root)
     if use_daemon and settings.lsp.daemon == "auto":
-        from ..semantic.daemon_client import DaemonClient
-        from ..semantic.daemon_protocol import DaemonError
+        from ..daemon.client import DaemonClient
+        from ..daemon.protocol import DaemonError
 
         try:
             result = DaemonClient(root, settings, fork=True).call_tool(name, tool_args)
@@ -63,8 +56,8 @@ def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bo
                 raise UsageError(str(result.get("error")))
             return result
     file_path = tool_args.get("file_path")
-    if isinstance(file_path, str):  # the server boots while the tools load (lsp_bridge.prespawn)
-        from ..semantic.early import start_server_early
+    if isinstance(file_path, str):  # the server boots while the tools load (lsp_bridge.processes)
+        from ..semantic.processes import start_server_early
 
         start_server_early(settings, root, file_path)
     registry = load_all_tools()
@@ -72,7 +65,7 @@ def run_tool(root: Path, name: str, tool_args: dict[str, Any], *, use_daemon: bo
         tool, params = registry.validate(name, tool_args)
     except ToolUsageError as exc:
         raise UsageError(str(exc)) from exc
-    with make_context(str(root)) as ctx:
+    with make_context(str(root), settings=settings) as ctx:
         result = registry.execute(ctx, tool, params).to_dict()
     # The same JSON round trip the daemon's answer makes, so both print exactly the same.
     out: dict[str, Any] = json.loads(json.dumps(result, default=str))
@@ -83,59 +76,35 @@ def _emit(args: argparse.Namespace, result: dict[str, Any], text: str | None = N
     return emit(bool(args.json), result, text)
 
 
-def cmd_def(args: argparse.Namespace) -> int:
+def cmd_semantic(args: argparse.Namespace) -> int:
+    """def, refs, rename, diagnostics: the command's tool, in the daemon or in this process."""
     root = _root(args.root)
-    result = run_tool(root, "find_definition", parse_target(args.target, root), use_daemon=not args.no_daemon)
-    return _emit(args, result)
-
-
-def cmd_refs(args: argparse.Namespace) -> int:
-    root = _root(args.root)
-    tool_args = {**parse_target(args.target, root), "include_declaration": not args.no_declaration}
-    result = run_tool(root, "find_references", tool_args, use_daemon=not args.no_daemon)
-    return _emit(args, result)
-
-
-def cmd_rename(args: argparse.Namespace) -> int:
-    root = _root(args.root)
-    tool_args = {**parse_target(args.target, root), "new_name": args.new_name,
-                 "dry_run": bool(args.dry_run or args.compare), "allow_syntactic": args.allow_syntactic,
-                 "check_diagnostics": args.check}
-    result = run_tool(root, "rename_symbol", tool_args, use_daemon=not args.no_daemon)
-    if not args.compare or not result.get("success"):
+    settings = _settings(root)  # once per command: the daemon and the tools get these
+    if args.command == "rename" and args.view and not args.compare:
+        raise UsageError("--view shows a comparison: use it with --compare")
+    result = run_tool(root, settings, TOOLS[args.command], tool_args(args.command, args, root),
+                      use_daemon=not args.no_daemon)
+    if args.command != "rename" or not args.compare or not result.get("success"):
         return _emit(args, result)
-    text = _compare(root, result)
-    return _emit(args, result, text)
+    text = _compare(root, settings, result)
+    code = _emit(args, result, text)
+    if args.view:  # the same comparison as a page (agent/view), served until Ctrl+C
+        from ..view.launch import view_comparison
+
+        return view_comparison(root, result["data"]) or code
+    return code
 
 
-def _compare(root: Path, result: dict[str, Any]) -> str:
-    from ..refactor.compare import compare_rename, format_compare
-    from ..result import Location
-    from ..semantic.languages import server_language
+def _compare(root: Path, settings: Settings, result: dict[str, Any]) -> str:
+    from ..refactor.compare import compare_plan, format_compare
     from ..toolcontext import ToolContext
     from ..workspace import Workspace
 
     data = result["data"]
-    settings = _settings(root)
     ctx = ToolContext(Workspace(root, max_read_bytes=settings.workspace.max_read_bytes), settings)
-    planned = [Location(s["path"], s["line"], s["column"], s["end_line"], s["end_column"])
-               for s in data.get("sites", [])]
-    family = server_language(data["target"].rsplit(":", 2)[0])
-    compared = compare_rename(ctx, data["old_name"], family, planned)
-    if data.get("site_count", 0) > len(planned):
-        compared["note"] = f"only the first {len(planned)} of {data['site_count']} semantic sites were compared"
-    data["compare"] = compared
+    compared = data["compare"] = compare_plan(ctx, data)
     text = format_compare(ctx, compared, data["old_name"], data["new_name"])
     return f"{text}\n(nothing was written: --compare is a dry run)"
-
-
-def cmd_diagnostics(args: argparse.Namespace) -> int:
-    root = _root(args.root)
-    raw = args.path
-    m = POSITION_ONLY.match(raw) or LINE_ONLY.match(raw)
-    path = m["path"] if m else raw
-    result = run_tool(root, "get_diagnostics", {"file_path": file_arg(path, root)}, use_daemon=not args.no_daemon)
-    return _emit(args, result)
 
 
 # ---------------------------------------------------------------------------------- servers, daemon
@@ -166,8 +135,8 @@ def cmd_servers_install(args: argparse.Namespace) -> int:
 
 
 def cmd_daemon(args: argparse.Namespace) -> int:
-    from ..semantic.daemon_client import DaemonClient
-    from ..semantic.daemon_protocol import DaemonError
+    from ..daemon.client import DaemonClient
+    from ..daemon.protocol import DaemonError
 
     root = _root(args.root)
     client = DaemonClient(root, _settings(root), fork=True)
@@ -197,47 +166,11 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     return EXIT_OK if out["success"] else EXIT_FAILED
 
 
-def _common(p: argparse.ArgumentParser, *, daemon: bool = True) -> None:
-    p.add_argument("--root", default=".", help="workspace root (default: the current folder)")
-    p.add_argument("--json", action="store_true", help="print one JSON object (the tool result)")
-    if daemon:
-        p.add_argument("--no-daemon", action="store_true", help="run in this process (no background server)")
-
-
 def register(sub: Any) -> None:
-    target_help = "PATH:LINE:COL (1-based, columns in characters), PATH::NAME or a name such as Class.method"
-
-    p = sub.add_parser("def", help="where a symbol is defined")
-    p.add_argument("target", help=target_help)
-    _common(p)
-    p.set_defaults(func=cmd_def)
-
-    p = sub.add_parser("refs", help="every reference to a symbol, grouped by file")
-    p.add_argument("target", help=target_help)
-    p.add_argument("--no-declaration", action="store_true", help="leave the definition itself out")
-    _common(p)
-    p.set_defaults(func=cmd_refs)
-
-    p = sub.add_parser("rename", help="rename a symbol everywhere (language server; one undo)")
-    p.add_argument("target", help=target_help)
-    p.add_argument("new_name", help="the new identifier")
-    p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
-    p.add_argument("--compare", action="store_true",
-                   help="dry run, side by side with a word-boundary text replacement: what it would wrongly "
-                   "change and what it would miss")
-    p.add_argument("--allow-syntactic", action="store_true",
-                   help="without a language server, rename same-named identifiers in other files too")
-    p.add_argument("--check", action="store_true",
-                   help="after writing, wait for the language server to re-check the changed files and report "
-                   "the errors the rename introduced (off by default: a full re-check of every changed file "
-                   "costs seconds on big files; the agent's rename_symbol tool always checks)")
-    _common(p)
-    p.set_defaults(func=cmd_rename)
-
-    p = sub.add_parser("diagnostics", help="errors and warnings of a file")
-    p.add_argument("path", help="PATH (PATH:LINE:COL is accepted; the whole file is checked)")
-    _common(p)
-    p.set_defaults(func=cmd_diagnostics)
+    for command in ("def", "refs", "rename", "diagnostics"):
+        p = sub.add_parser(command, help=COMMAND_HELP[command])
+        add_arguments(p, command)
+        p.set_defaults(func=cmd_semantic)
 
     p = sub.add_parser("servers", help="language servers")
     servers = p.add_subparsers(dest="servers_command", required=True, metavar="ACTION")
@@ -245,10 +178,10 @@ def register(sub: Any) -> None:
     q.add_argument("names", nargs="*", help="servers to install (default: the configured ones), e.g. tsc pyright")
     q.add_argument("--dir", help="install folder (default: settings lsp.install_dir or the user cache)")
     q.add_argument("--force", action="store_true", help="reinstall even if present")
-    _common(q, daemon=False)
+    add_common(q, daemon=False)
     q.set_defaults(func=cmd_servers_install)
 
     p = sub.add_parser("daemon", help="the background process keeping language servers warm")
     p.add_argument("action", choices=["start", "stop", "status"])
-    _common(p, daemon=False)
+    add_common(p, daemon=False)
     p.set_defaults(func=cmd_daemon)

@@ -9,8 +9,9 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ..cli import EXIT_OK, make_context
-from ..registry import load_all_tools
+from ..bootstrap import load_all_tools
+from .context import make_context
+from .output import EXIT_OK
 
 if TYPE_CHECKING:
     from ..toolcontext import ToolContext

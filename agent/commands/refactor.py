@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .code import _common, _emit, _root, run_tool
-from .light import UsageError, parse_target
+from .arguments import add_common, parse_target
+from .code import _emit, _root, _settings, run_tool
+from .output import UsageError
 
 
 def _values(raw: list[str] | None) -> dict[str, str]:
@@ -24,13 +25,13 @@ def cmd_signature(args: argparse.Namespace) -> int:
     root = _root(args.root)
     tool_args = {**parse_target(args.target, root), "new_params": args.new_params, "values": _values(args.value),
                  "dry_run": bool(args.dry_run), "check_diagnostics": args.check}
-    return _emit(args, run_tool(root, "change_signature", tool_args, use_daemon=not args.no_daemon))
+    return _emit(args, run_tool(root, _settings(root), "change_signature", tool_args, use_daemon=not args.no_daemon))
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
     root = _root(args.root)
     tool_args = {**parse_target(args.target, root), "dry_run": bool(args.dry_run), "check_diagnostics": args.check}
-    return _emit(args, run_tool(root, "safe_delete", tool_args, use_daemon=not args.no_daemon))
+    return _emit(args, run_tool(root, _settings(root), "safe_delete", tool_args, use_daemon=not args.no_daemon))
 
 
 def register(sub: Any) -> None:
@@ -44,12 +45,12 @@ def register(sub: Any) -> None:
                    help="what every call site passes for a new parameter without a default (repeatable)")
     p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
     p.add_argument("--check", action="store_true", help=check_help)
-    _common(p)
+    add_common(p)
     p.set_defaults(func=cmd_signature)
 
     p = sub.add_parser("delete", help="delete a definition nothing references (else list the references)")
     p.add_argument("target", help=target_help)
     p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
     p.add_argument("--check", action="store_true", help=check_help)
-    _common(p)
+    add_common(p)
     p.set_defaults(func=cmd_delete)

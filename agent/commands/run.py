@@ -13,19 +13,21 @@ from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Confirm
 
+from ..bootstrap import load_all_tools, open_context
 from ..checkpoint import CheckpointError, git_checkpoint, restore_hint
-from ..cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, make_context, print_json
 from ..config import ConfigError, LLMSettings, Settings, load_settings
 from ..context import Context, make_counter
 from ..errors import CodeagentError
 from ..llm import LLMClient, Model, ToolCall
 from ..loop import Agent, Display, Limits, Outcome
 from ..prompts import system_prompt, task_message
-from ..registry import Registry, Tool, load_all_tools
+from ..registry import Registry, Tool
 from ..result import ToolResult
 from ..toolcontext import ToolContext
-from ..tools.agent_tools import read_memory
+from ..tools.memory import read_memory
 from ..trajectory import Trajectory, TrajectoryError, list_runs, new_run_id, read_events, replay
+from .context import make_context, show_config_warnings
+from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
 
 EXIT_INTERRUPTED = 130
 SHOWN_LINES = 12
@@ -80,7 +82,7 @@ class RichDisplay:
 def describe_missing_endpoint() -> str:
     """What `codeagent run` prints when no endpoint is configured."""
     return """no model endpoint is configured. codeagent talks to any OpenAI-compatible server; set one with
-environment variables (or `[llm]` in .codeagent.toml / ~/.config/codeagent/config.toml):
+environment variables (or `[llm]` in ~/.config/codeagent/config.toml):
 
   OpenAI      export OPENAI_API_KEY=sk-...                         (model defaults to gpt-4o-mini)
   DeepSeek    export LLM_BASE_URL=https://api.deepseek.com/v1 LLM_API_KEY=sk-... LLM_MODEL=deepseek-chat
@@ -91,7 +93,8 @@ environment variables (or `[llm]` in .codeagent.toml / ~/.config/codeagent/confi
   Ollama      ollama serve; ollama pull qwen2.5-coder
               export LLM_BASE_URL=http://localhost:11434/v1 LLM_MODEL=qwen2.5-coder
 
-or in .codeagent.toml:
+or in ~/.config/codeagent/config.toml (the endpoint and key are yours to set; a project's
+.codeagent.toml may choose the model and protocol, not where your key goes):
 
   [llm]
   base_url = "http://localhost:8000/v1"
@@ -128,6 +131,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         settings = load_settings(args.root, overrides=_overrides(args))
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
+    show_config_warnings(settings)
     problem = endpoint_problem(settings.llm)
     if problem:
         print(f"codeagent: {problem}", file=sys.stderr)
@@ -135,7 +139,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     console = Console(stderr=args.json, highlight=False)
     run_id = new_run_id()
     try:
-        ctx = ToolContext.create(args.root, settings=settings, run_id=run_id)
+        ctx = open_context(args.root, settings=settings, run_id=run_id)
     except CodeagentError as exc:
         raise UsageError(f"--root {args.root!r}: {exc}") from exc
     with ctx:
@@ -192,7 +196,7 @@ def run_agent(ctx: ToolContext, settings: Settings, task: str, *, toolset: str =
     llm = settings.llm.model_dump(exclude={"api_key"})
     traj.event("run_start", task=task, toolset=toolset, root=str(ws.root), tools=[t.name for t in tools],
                llm=llm, limits=a.model_dump(), protocol=model.protocol, checkpoint=checkpoint,
-               token_counter="tiktoken" if context.counter.exact else "estimate")
+               token_counter="tiktoken" if context.counter.exact else "estimate", config_warnings=settings.warnings)
     running.append(agent)
     try:
         outcome = agent.run()

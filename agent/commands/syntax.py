@@ -7,12 +7,13 @@ import argparse
 import sys
 from typing import Any
 
-from ..cli import EXIT_OK, make_context, print_json
+from .context import make_context
+from .output import EXIT_OK, print_json
 
 
 def cmd_index(args: argparse.Namespace) -> int:
     with make_context(args.root) as ctx:
-        from ..syntax import get_index  # the syntax layer loads only for this command
+        from ..services import get_index  # the syntax layer loads only for this command
 
         index = get_index(ctx)
         if args.rebuild:

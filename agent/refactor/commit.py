@@ -15,7 +15,7 @@ from lsp_bridge import FileEdits, apply_changes
 from lsp_bridge.errors import InvalidEdit
 from lsp_bridge.positions import TextLines
 
-from ..changes import Applied, commit, diff_of
+from ..commit import Applied, commit, diff_of
 from ..errors import StaleFileError, ToolFailure
 from ..result import FileEdit, ToolResult
 from ..toolcontext import ToolContext

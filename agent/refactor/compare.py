@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..languages import server_language, syntax_language
 from ..result import Location
-from ..semantic.languages import server_language, syntax_language
 from ..toolcontext import ToolContext
 from ..walk import iter_files
 
@@ -90,6 +90,18 @@ def compare_rename(ctx: ToolContext, old_name: str, family: str | None,
         "text_would_miss": missed[:MAX_LISTED],
         "text_would_miss_count": len(missed),
     }
+
+
+def compare_plan(ctx: ToolContext, data: dict[str, Any]) -> dict[str, Any]:
+    """The comparison for a dry-run `rename_symbol` result's data: what `rename --compare` prints
+    and the web view's Compare page draws."""
+    planned = [Location(s["path"], s["line"], s["column"], s["end_line"], s["end_column"])
+               for s in data.get("sites", [])]
+    family = server_language(str(data["target"]).rsplit(":", 2)[0])
+    compared = compare_rename(ctx, data["old_name"], family, planned)
+    if data.get("site_count", 0) > len(planned):
+        compared["note"] = f"only the first {len(planned)} of {data['site_count']} semantic sites were compared"
+    return compared
 
 
 def format_compare(ctx: ToolContext, data: dict[str, Any], old: str, new: str, width: int = 100) -> str:

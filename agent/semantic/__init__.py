@@ -6,11 +6,12 @@ agent/refactor/).
     references.py   find_references / find_definition (server, or syntactic fallback)
     diagnostics.py  get_diagnostics; the ServerSync and DiagnosticsDelta edit checks
     identifiers.py  is a new name a valid, non-keyword identifier of the language
-    languages.py    which server / syntax language a file suffix means (no heavy imports)
-    textscan.py     same-name occurrences in code across the workspace (ripgrep + tree-sitter)
+    name_occurrences.py  same-name occurrences in code across the workspace (ripgrep + tree-sitter)
+    processes.py    the server a file needs, spawned from the settings before the tools load
     filecache.py    file texts and code occurrences kept while files are unchanged (a ctx service)
     watch.py        source files created or deleted since the last look (folder mtimes)
-    daemon*.py      the per-workspace background process keeping servers warm, and its client
 
-Nothing is imported here: the CLI's daemon client must stay light to start.
+It may import the tool context, the syntax layer, the workspace and lsp_bridge; never the tools,
+the daemon (agent/daemon/ hosts this layer) or the entry points. Nothing is imported here: the
+CLI's daemon client must stay light to start.
 """

@@ -15,10 +15,10 @@ from typing import Any
 from lsp_bridge import Diagnostic, LspSession
 from lsp_bridge.errors import BridgeError
 
+from ..languages import server_language
 from ..toolcontext import CheckOutcome, ToolContext
 from ..workspace import Applied
 from .filecache import forget_written
-from .languages import server_language
 from .sessions import notify_changed, running_sessions
 
 SHOWN_SEVERITIES = ("error", "warning")
@@ -194,6 +194,7 @@ def file_diagnostics(ctx: ToolContext, file_path: str) -> tuple[str, str, list[D
         found = session_for(ctx, language).diagnostics(real)
     except UNAVAILABLE as exc:
         raise ToolFailure(f"get_diagnostics {doc.path}: {server_unavailable(exc)}") from exc
-    except BridgeError as exc:
-        raise ToolFailure(f"get_diagnostics {doc.path}: {exc}") from exc
+    except BridgeError as exc:  # the registry turns it into the result; say which file
+        exc.add_note(doc.path)
+        raise
     return doc.path, doc.text, found

@@ -20,7 +20,7 @@ MAX_CACHED_CHARS = 64 * 1024 * 1024
 MAX_OCCURRENCE_ENTRIES = 50_000
 MAX_SPLIT_FILES = 2_000
 MAX_INDEX_POSTINGS = 2_000_000  # (word, file) pairs, ~30 bytes each; past this the index is dropped for good
-# A "word" as word_positions (textscan) sees it: a maximal run of letters, digits, "_" and "$".
+# A "word" as word_positions (name_occurrences) sees it: a maximal run of letters, digits, "_" and "$".
 _WORD = re.compile(r"[\w$]+")
 _SERVICE = "semantic.files"
 

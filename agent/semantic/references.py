@@ -9,16 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from lsp_bridge import FileLocation
-from lsp_bridge.errors import BridgeError, NotReady
+from lsp_bridge.errors import NotReady
 
-from ..changes import bounded
+from ..commit import bounded
 from ..errors import ToolFailure
 from ..result import ToolResult
 from ..toolcontext import ToolContext
 from .filecache import file_cache
+from .name_occurrences import NameSearch, unconfirmed_hits
 from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path, inside_workspace
-from .textscan import NameSearch, unconfirmed_hits
 
 MAX_LINE_CHARS = 200
 MAX_UNCONFIRMED = 30
@@ -117,8 +117,6 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool)
         refs, why = _syntactic_refs(target, include_declaration)
         source, complete = "syntactic", False
         notes.append(f"{server_unavailable(exc)}\n{why}")
-    except BridgeError as exc:
-        raise ToolFailure(f"find_references: {exc}") from exc
     if source == "lsp" and refs.count == 0:
         notes.append("the server found no references here (is this a name the server can resolve?)")
     # Same-file hits of a syntactic answer are its own scope analysis; only other files count.
@@ -185,8 +183,6 @@ def find_definition(ctx: ToolContext, target: Target) -> ToolResult:
     except UNAVAILABLE as exc:
         locations, note = _syntactic_definitions(ctx, target), server_unavailable(exc)
         source = "syntactic"
-    except BridgeError as exc:
-        raise ToolFailure(f"find_definition: {exc}") from exc
     lines = LineCache(ctx)
     found = []
     for loc in locations:
@@ -215,7 +211,7 @@ def _syntactic_definitions(ctx: ToolContext, target: Target) -> list[FileLocatio
     if occ is not None and occ.defined:
         return [FileLocation(target.real, Range(Position(o.line, o.column), Position(o.line, o.end_column)))
                 for o in occ.occurrences if o.is_definition]
-    from ..syntax import get_index
+    from ..services import get_index
 
     root = ctx.workspace.root
     out = []

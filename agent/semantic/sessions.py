@@ -7,6 +7,7 @@ Use `session_for(ctx, language)` to get a server (started lazily by the bridge),
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -14,9 +15,10 @@ from lsp_bridge import LspSession, SessionPool
 from lsp_bridge.errors import BridgeError, ServerCrashed, ServerNotInstalled, ServerStartError
 from lsp_bridge.servers import get_spec
 
-from ..errors import ToolFailure
+from ..languages import language_ids
 from ..textcodec import decode_text
 from ..toolcontext import ToolContext
+from ..walk import SERVER_SKIPPED
 
 LSP_SERVICE = "lsp"
 # Why a server cannot be used, so a syntactic fallback applies (any other bridge error is an error).
@@ -39,10 +41,13 @@ def _make_pool(ctx: ToolContext) -> SessionPool:
             request_timeout=lsp.request_timeout,
             ready_timeout=lsp.ready_timeout,
             watch_files=lsp.watch_files,
+            language_ids={language: language_ids(language) for language in ("python", "typescript")},
+            skip_dirs=SERVER_SKIPPED,
             decode=decode_text,  # the server sees each file's text as the workspace decodes it
         )
-    except BridgeError as exc:  # an unknown server name in the configuration
-        raise ToolFailure(f"lsp settings: {exc}") from exc
+    except BridgeError as exc:  # an unknown server name in the configuration (the registry reports it)
+        exc.add_note("lsp settings")
+        raise
 
 
 def get_pool(ctx: ToolContext) -> SessionPool:
@@ -66,10 +71,11 @@ def session_for(ctx: ToolContext, language: str) -> LspSession:
     if command:
         sessions = _custom_sessions(ctx)
         if language not in sessions:
-            spec = get_spec(_settings_servers(ctx)[language])
+            spec = dataclasses.replace(get_spec(_settings_servers(ctx)[language]), language_ids=language_ids(language))
             sessions[language] = LspSession(
                 ctx.workspace.root, spec, command=command, request_timeout=lsp.request_timeout,
-                ready_timeout=lsp.ready_timeout, watch_files=lsp.watch_files, decode=decode_text)
+                ready_timeout=lsp.ready_timeout, watch_files=lsp.watch_files, skip_dirs=SERVER_SKIPPED,
+                decode=decode_text)
         return sessions[language]
     return get_pool(ctx).get(ctx.workspace.root, language)
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from lsp_bridge.types import FileLocation, Position, Range
 
 from ..errors import ToolFailure
+from ..languages import server_language, syntax_language
 from ..result import Location
 from ..toolcontext import ToolContext
 from ..workspace import TextDoc
-from .languages import server_language, syntax_language
 
 _IDENT_CHAR = re.compile(r"[\w$]")
 _IDENT_AT = re.compile(r"[\w$]+")
@@ -107,7 +107,7 @@ def resolve_target(
 
 
 def _find_symbol(ctx: ToolContext, symbol: str, file_path: str | None) -> tuple[str, int, int]:
-    from ..syntax import get_index
+    from ..services import get_index
 
     index = get_index(ctx)
     wanted = symbol.strip()

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from lsp_bridge.watch import FolderWatch
 
+from ..languages import SOURCE_SUFFIXES
 from ..walk import ALWAYS_SKIPPED
-from .languages import SOURCE_SUFFIXES
 
 MAX_FOLDERS = 50_000
 RACY_NS = 2_000_000_000  # a folder changed this recently may change again within the same mtime tick

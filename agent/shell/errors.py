@@ -3,6 +3,8 @@
     ToolFailure
     ├── CommandRefused       the policy refused the command (the message names rule and part)
     ├── SandboxUnavailable   no OS sandbox can start, and the configuration did not turn it off
+    ├── UnsafeWorkspace      the workspace's layout would let a command change a protected path
+    ├── CommandSetupError    the command could not be prepared or its results kept (disk full, ...)
     └── PolicyConfigError    a policy rule in the configuration is invalid
 """
 
@@ -21,3 +23,11 @@ class SandboxUnavailable(ToolFailure):
 
 class PolicyConfigError(ToolFailure):
     """A configured policy rule is invalid."""
+
+
+class UnsafeWorkspace(ToolFailure):
+    """A protected workspace path (see protect.py) is a symlink: commands are refused."""
+
+
+class CommandSetupError(ToolFailure):
+    """Preparing the command or keeping its output failed (no space left, permissions)."""

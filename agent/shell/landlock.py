@@ -3,8 +3,12 @@
 - file system: PyPI `landlock` (its Ruleset handles file-system rights only);
 - TCP bind/connect (ABI 4) and signal / abstract-socket scoping (ABI 6): a second ruleset made here
   with the kernel's full ruleset struct, which that library does not expose;
-- other sockets (UDP, raw) and io_uring: a seccomp filter through libseccomp (the system library,
-  via ctypes) refusing socket(AF_INET/AF_INET6/AF_PACKET) and io_uring_setup;
+- other sockets and io_uring: a seccomp filter through libseccomp (the system library, via ctypes)
+  refusing socket(AF_UNIX) always (seccomp cannot read the path a unix socket connects to, and
+  Landlock does not restrict connecting to a named socket: any local service, another workspace's
+  daemon), socket(AF_INET/AF_INET6/AF_PACKET) without network, and io_uring_setup.
+  socketpair() stays allowed: the unnamed pairs that shells, Python and Node use between their
+  own processes;
 - root: every capability dropped and SECBIT_NOROOT locked, so uid 0 gains nothing on exec.
 
 Nothing here may import agent.config or pydantic: the launcher must start fast.
@@ -115,12 +119,16 @@ class _ArgCmp(ctypes.Structure):
                 ("datum_b", ctypes.c_uint64)]
 
 
-def block_sockets() -> bool:
-    """Refuse new IP and packet sockets and io_uring with seccomp. False when libseccomp is missing."""
-    name = ctypes.util.find_library("seccomp")
-    if name is None:
-        return False
-    lib = ctypes.CDLL(name, use_errno=True)
+def block_sockets(*, network: bool) -> bool:
+    """Refuse new unix sockets, IP and packet sockets (unless `network`) and io_uring with seccomp.
+    False when libseccomp is missing."""
+    try:  # the soname first: find_library runs ldconfig in a subprocess, on every command
+        lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
+    except OSError:
+        name = ctypes.util.find_library("seccomp")
+        if name is None:
+            return False
+        lib = ctypes.CDLL(name, use_errno=True)
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = (ctypes.c_uint32,)
     lib.seccomp_syscall_resolve_name.argtypes = (ctypes.c_char_p,)
@@ -138,7 +146,8 @@ def block_sockets() -> bool:
         raise OSError("seccomp_init failed")
     try:
         socket_nr = lib.seccomp_syscall_resolve_name(b"socket")
-        for family in (2, 10, 17):  # AF_INET, AF_INET6, AF_PACKET
+        families = [1] if network else [1, 2, 10, 17]  # AF_UNIX; AF_INET, AF_INET6, AF_PACKET
+        for family in families:
             cond = _ArgCmp(0, cmp_eq, family, 0)
             _check(lib.seccomp_rule_add_array(ctx, deny(errno.EACCES), socket_nr, 1, ctypes.byref(cond)),
                    "seccomp_rule_add(socket)")
@@ -161,7 +170,8 @@ class _CapData(ctypes.Structure):
 
 
 def drop_root_powers() -> None:
-    """For uid 0: drop every capability for good (bounding set, ambient, effective, permitted)."""
+    """For uid 0, or in a new user namespace: drop every capability for good (bounding set, ambient,
+    effective, permitted)."""
     try:
         with open("/proc/sys/kernel/cap_last_cap") as fh:
             last = int(fh.read().strip())

@@ -1,16 +1,18 @@
 """The process between the agent and a command: `python -s -m agent.shell.launcher SPEC.json`.
 
-It sets the resource limits, then
+It joins the call's memory cgroup (when memcap.py made one), sets the resource limits, then
 - bwrap mode: execs bubblewrap (which kills the whole sandbox when it dies: --die-with-parent and a
   private pid namespace);
-- landlock / off modes: becomes a child subreaper, forks the command (new session; Landlock, seccomp
-  and capability drops applied in the child), waits for it, then kills every process left behind:
+- landlock / off modes: becomes a child subreaper, forks the command (new session; for Landlock the
+  child builds the sandbox, see confine.py), waits for it, then kills every process left behind:
   background jobs, nohup and setsid children all end up as the launcher's children once their
   parents die, so none survives the call. SIGTERM (the runner's timeout) does the same at once.
 
 It reports on the status file descriptor, as bubblewrap's --json-status-fd does:
-{"child-pid": N} once the command started, {"exit-code": N} at the end, or {"setup-error": "..."}.
-Only the standard library and landlock.py are imported: this runs once per command.
+{"child-pid": N} once the command started, {"exit-code": N} at the end, or {"setup-error": "..."};
+in Landlock mode the end also carries {"sandbox": the exact mode, "notes": [...]}. The command never
+inherits that descriptor. Only the standard library and this package's sandbox modules are imported:
+this runs once per command.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import signal
 import sys
 import time
 from typing import Any
+
+from . import confine, guard, namespaces
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -92,39 +96,57 @@ def kill_tree(pgid: int | None) -> None:
 
 
 def _child(spec: dict[str, Any], err_w: int) -> None:
-    """In the forked child: new session, limits, restrictions, exec. Never returns."""
+    """In the forked child: new session, limits, then the sandbox (confine.py) or, with the sandbox
+    off, the command itself. Never returns."""
     try:
         os.setsid()
         set_limits(spec["rlimits"])
-        if spec["mode"] == "landlock":
-            from . import landlock
-
-            if spec.get("drop_root"):
-                landlock.drop_root_powers()
-            if not spec["network"]:
-                landlock.block_sockets()
-            landlock.restrict_network_and_signals(network=spec["network"])
-            landlock.restrict_files([(p, k) for p, k in spec["grants"]])
-        os.chdir(spec["cwd"])
-        env = spec["env"]
-        os.execvpe(spec["argv"][0], spec["argv"], env)
     except BaseException as exc:  # report every failure to the parent, then exit
-        msg = f"{type(exc).__name__}: {exc}" if not isinstance(exc, FileNotFoundError) else (
-            f"command not found: {spec['argv'][0]}")
+        confine.tell(err_w, error=confine.failure_text(exc, spec["argv"][0])[:4000])
+        os._exit(127)
+    if spec["mode"] == "landlock":
+        confine.run(spec, err_w)
+    confine.exec_command(spec, err_w)
+
+
+def _setup_messages(err_r: int) -> dict[str, Any]:
+    """Everything the child said before the command started (see confine.py)."""
+    data = b""
+    while chunk := os.read(err_r, 4096):
+        data += chunk
+    os.close(err_r)
+    said: dict[str, Any] = {"notes": []}
+    for line in data.decode(errors="replace").splitlines():
         try:
-            os.write(err_w, msg.encode(errors="replace")[:4000])
-        finally:
-            os._exit(127)
+            obj = json.loads(line)
+        except ValueError:
+            obj = {"error": line}
+        if isinstance(obj, dict):
+            said["notes"] += obj.pop("notes", [])
+            said.update(obj)
+    return said
 
 
-def _exit_code(status: int) -> int:
-    if os.WIFSIGNALED(status):
-        return 128 + os.WTERMSIG(status)
-    return os.WEXITSTATUS(status)
+def join_cgroup(procs_file: str | None) -> str | None:
+    """Move this process into the call's cgroup (memcap.py) before it starts anything; the error."""
+    if not procs_file:
+        return None
+    try:
+        with open(procs_file, "w", encoding="ascii") as fh:
+            fh.write(str(os.getpid()))
+    except OSError as exc:
+        return (f"cannot join the memory cgroup {os.path.dirname(procs_file)}: {exc.strerror or exc} "
+                "(shell.memory_cgroup = false uses the rlimits alone)")
+    return None
 
 
 def run(spec: dict[str, Any]) -> int:
     status_fd = spec.get("status_fd")
+    problem = join_cgroup(spec.get("cgroup_procs"))
+    if problem is not None:
+        _status(status_fd, **{"setup-error": problem})
+        sys.stderr.write(f"codeagent sandbox: {problem}\n")
+        return EXIT_SETUP_FAILED
     if spec["mode"] == "bwrap":
         set_limits(spec["rlimits"])
         os.execvpe(spec["argv"][0], spec["argv"], spec["env"])
@@ -139,8 +161,17 @@ def run(spec: dict[str, Any]) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
+    # The status descriptor is the launcher's alone: a command holding it could forge its own exit.
+    if status_fd is not None:
+        os.set_inheritable(status_fd, False)
+    guarded: guard.Snapshot = {}
+    notes: list[str] = []
+    skipped: list[str] = []
+    if spec["mode"] == "landlock" and spec.get("root"):  # plain Landlock's undo; with namespaces only links can change
+        guarded, skipped = guard.take(spec["root"])
     err_r, err_w = os.pipe()
     pid = -1
+    said: dict[str, Any] = {}
     try:
         pid = os.fork()
         if pid == 0:
@@ -149,13 +180,15 @@ def run(spec: dict[str, Any]) -> int:
                 signal.signal(sig, signal.SIG_DFL)
             _child(spec, err_w)
         os.close(err_w)
-        err = b""
-        while chunk := os.read(err_r, 4096):
-            err += chunk
-        os.close(err_r)
-        if err:
-            os.waitpid(pid, 0)
-            message = err.decode(errors="replace")
+        said = _setup_messages(err_r)
+        if said.get("sandbox") == confine.MODE_PLAIN:
+            notes += [f"{p} could not be saved (a folder or too big): not restored after the call" for p in skipped]
+        else:  # the mounts hold the rest; restoring it could undo the user's own edits made meanwhile
+            guarded = guard.links_only(guarded)
+        if "error" in said:
+            os.waitpid(pid, 0)  # it waited for pid 1 of the namespace: nothing of the call is left
+            namespaces.remove_placeholders(list(said.get("placeholders", [])))
+            message = str(said["error"])
             _status(status_fd, **{"setup-error": message})
             sys.stderr.write(f"codeagent sandbox: {message}\n")
             return EXIT_SETUP_FAILED
@@ -166,14 +199,28 @@ def run(spec: dict[str, Any]) -> int:
             except ChildProcessError:
                 return 0
             if done == pid:
-                code = _exit_code(status)
+                code = confine.exit_code(status)
                 kill_tree(pid)
-                _status(status_fd, **{"exit-code": code})
+                _status(status_fd, **_after(said, guarded, notes), **{"exit-code": code})
                 return code
     except _Terminate:
         kill_tree(pid if pid > 0 else None)
-        _status(status_fd, **{"exit-code": 128 + signal.SIGKILL, "killed": True})
+        _status(status_fd, **_after(said, guarded, notes), **{"exit-code": 128 + signal.SIGKILL, "killed": True})
         return 128 + signal.SIGKILL
+
+
+def _after(said: dict[str, Any], guarded: guard.Snapshot, notes: list[str]) -> dict[str, Any]:
+    """Once every process of the call is gone: undo what plain Landlock could not prevent, remove
+    the placeholders of the namespace view; what to tell the runner."""
+    namespaces.remove_placeholders(list(said.get("placeholders", [])))
+    notes = [*said.get("notes", []), *notes]
+    restored = guard.restore(guarded) if guarded else []
+    if restored:
+        notes.append("the command changed protected files; restored after the call: " + ", ".join(restored))
+    out: dict[str, Any] = {"notes": notes}
+    if "sandbox" in said:
+        out["sandbox"] = said["sandbox"]
+    return out
 
 
 def main() -> int:

@@ -12,16 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..languages import project_language
 from ..walk import iter_files
 from .environment import project_venv
 
 MAX_MANIFEST_BYTES = 2 * 1024 * 1024
 MAX_FILES_COUNTED = 20_000
-_EXT_LANG = {".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-             ".jsx": "javascript", ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".rs": "rust",
-             ".go": "go", ".java": "java", ".kt": "kotlin", ".c": "c", ".h": "c", ".cc": "c++", ".cpp": "c++",
-             ".hpp": "c++", ".cs": "c#", ".rb": "ruby", ".php": "php", ".swift": "swift", ".scala": "scala",
-             ".sh": "shell"}
 NODE_LOCKS = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun"), ("bun.lock", "bun"),
               ("package-lock.json", "npm"), ("npm-shrinkwrap.json", "npm"))
 REQUIREMENT_FILES = ("requirements.txt", "requirements-dev.txt", "requirements_dev.txt", "dev-requirements.txt",
@@ -208,7 +204,7 @@ def read_project(root: Path) -> ProjectInfo:
     for n, path in enumerate(iter_files(root, root)):
         if n >= MAX_FILES_COUNTED:
             break
-        lang = _EXT_LANG.get(Path(path).suffix.lower())
+        lang = project_language(path)
         if lang:
             counts[lang] += 1
     info.languages = dict(counts.most_common())

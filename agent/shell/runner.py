@@ -9,7 +9,6 @@ streams (up to `max_log_bytes`) and kept only when something was cut.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import fcntl
 import functools
@@ -23,17 +22,21 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..atomic import ensure_state_dir
 from ..config import ShellSettings
 from ..workspace import Workspace
 from .environment import command_env
-from .errors import SandboxUnavailable
+from .errors import CommandSetupError, SandboxUnavailable
+from .memcap import MemoryCap, open_memory_cap
+from .namespaces import remove_placeholders
+from .output import OutputCollector
 from .sandbox import Backend, bwrap_argv, choose_backend, landlock_grants, plan_sandbox
 
 LOG_DIR = "shell"
@@ -52,14 +55,17 @@ class CommandResult:
     tail: str
     duration: float
     timed_out: bool = False
+    cancelled: bool = False  # stopped because the caller cancelled the call (timed_out is set too)
     truncated: bool = False
     total_bytes: int = 0
     cut_bytes: int = 0
     cut_lines: int = 0
     log_path: str | None = None  # workspace-relative path of the full output, when cut
     backend: str = ""
+    sandbox: str = ""  # the exact mode and the guarantees that held (Landlock: with or without namespaces)
     setup_error: str | None = None
     notes: list[str] = field(default_factory=list)
+    memory_cap: str = ""  # the memory cap in force: "cgroup-v1 4096 MiB", "rlimit-as ...", ... (memcap.py)
 
     @property
     def output(self) -> str:
@@ -69,72 +75,6 @@ class CommandResult:
         where = f"; the full output is in {self.log_path}" if self.log_path else ""
         return (f"{self.head}\n[... {self.cut_bytes} bytes ({self.cut_lines} lines) cut from the middle of "
                 f"{self.total_bytes} bytes{where} ...]\n{self.tail}")
-
-
-class OutputCollector:
-    """Keeps the first and last bytes of a stream of any size; writes all of it to `log`."""
-
-    def __init__(self, max_chars: int, *, log: IO[bytes] | None, log_limit: int,
-                 on_output: Callable[[str], None] | None = None):
-        self.head_chars = max_chars * 2 // 3
-        self.tail_chars = max_chars - self.head_chars
-        self.max_chars = max_chars
-        self.head_limit = max_chars * 4  # UTF-8: at most 4 bytes per character
-        self.tail_limit = self.tail_chars * 4
-        self.head = bytearray()
-        self.tail: deque[bytes] = deque()
-        self.tail_size = 0
-        self.total = 0
-        self.newlines = 0
-        self.log = log
-        self.log_limit = log_limit
-        self.logged = 0
-        self.on_output = on_output
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def feed(self, data: bytes) -> None:
-        self.total += len(data)
-        self.newlines += data.count(b"\n")
-        if self.log is not None and self.logged < self.log_limit:
-            piece = data[: self.log_limit - self.logged]
-            self.log.write(piece)
-            self.logged += len(piece)
-        room = self.head_limit - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-        self.tail.append(data)
-        self.tail_size += len(data)
-        while self.tail and self.tail_size - len(self.tail[0]) >= self.tail_limit:
-            self.tail_size -= len(self.tail.popleft())
-        if self.on_output is not None:
-            text = self._decoder.decode(data)
-            if text:
-                with contextlib.suppress(Exception):  # a broken display must not stop the command
-                    self.on_output(text)
-
-    def result(self) -> tuple[str, str, int, int]:
-        """(head, tail, bytes cut, lines cut); the tail is empty when nothing was cut."""
-        if self.total <= self.head_limit:
-            text = _decode(bytes(self.head))
-            if len(text) <= self.max_chars:
-                return _display(text), "", 0, 0
-        head_text = _decode(bytes(self.head))[: self.head_chars]
-        tail_raw = b"".join(self.tail)[-self.tail_limit:]
-        tail_text = _decode(tail_raw)[-self.tail_chars:]
-        head_bytes = head_text.encode("utf-8", "surrogateescape")
-        tail_bytes = tail_text.encode("utf-8", "surrogateescape")
-        cut_bytes = max(self.total - len(head_bytes) - len(tail_bytes), 0)
-        cut_lines = max(self.newlines - head_bytes.count(b"\n") - tail_bytes.count(b"\n"), 0)
-        return _display(head_text), _display(tail_text), cut_bytes, cut_lines
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "surrogateescape")
-
-
-def _display(text: str) -> str:
-    """Invalid bytes (kept as surrogates for exact counting) shown as U+FFFD."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _private_dirs(call_dir: str) -> tuple[str, str]:
@@ -159,60 +99,154 @@ def run_command(
     settings: ShellSettings, workspace: Workspace, argv: list[str], *, cwd: Path, timeout: float,
     on_output: Callable[[str], None] | None = None, network: bool = False, base_env: Mapping[str, str] | None = None,
     extra_env_allow: Iterable[str] = (), extra_writable: Iterable[str] = (), home: str | None = None,
-    max_chars: int | None = None,
+    max_chars: int | None = None, cancel: threading.Event | None = None, landlock_namespaces: bool = True,
 ) -> CommandResult:
     """Run `argv` in the sandbox the settings choose; never raises for the command's own failures.
-    `max_chars` lowers the output bound below `settings.max_output_chars` (room for a caller's text)."""
+    `max_chars` lowers the output bound below `settings.max_output_chars` (room for a caller's text);
+    `cancel`, once set, kills the command as a timeout would (the caller gave up on the call).
+    `landlock_namespaces=False` runs the Landlock backend without namespaces (what a kernel without
+    them gets; the tests' seam). CommandSetupError when the call could not be prepared (disk full,
+    ...); its private folders are removed whatever happens."""
     backend: Backend = choose_backend(settings)
     base_env = os.environ if base_env is None else base_env
     real_home = home or base_env.get("HOME") or os.path.expanduser("~")
-    call_dir = tempfile.mkdtemp(prefix="codeagent-call-")
-    log_path: Path | None = None
-    log: IO[bytes] | None = None
     try:
-        private_tmp, private_home = _private_dirs(call_dir)
-        inside_home = private_home if backend == "landlock" else real_home
-        env = command_env(settings, base_env, root=workspace.root, home=inside_home, extra_allow=extra_env_allow)
-        if backend == "landlock":
-            env["TMPDIR"] = private_tmp
-        if settings.max_log_bytes > 0:
-            log_path, log = _log_file(workspace, settings.keep_logs)
-        status_r, status_w = os.pipe()
-        spec: dict[str, Any] = {
-            "mode": backend, "cwd": str(cwd), "env": env, "network": network, "status_fd": status_w,
-            "rlimits": {"data": settings.memory_limit_mb << 20, "nproc": settings.max_processes,
-                        "fsize": settings.max_file_size_mb << 20, "core": 0},
-            "drop_root": os.geteuid() == 0, "argv": argv, "grants": [],
-        }
+        # before planning, so that it always exists and is always protected
+        ensure_state_dir(workspace.tool_dir)
+        call_dir = tempfile.mkdtemp(prefix="codeagent-call-")
+    except OSError as exc:
+        raise CommandSetupError(f"cannot prepare the command: {_why(exc)}") from exc
+    call = _Call(call_dir)
+    try:
+        result = _run(call, settings, workspace, argv, backend=backend, cwd=cwd, timeout=timeout,
+                      on_output=on_output, network=network, base_env=base_env, real_home=real_home,
+                      extra_env_allow=extra_env_allow, extra_writable=extra_writable, max_chars=max_chars,
+                      cancel=cancel, landlock_namespaces=landlock_namespaces)
+    except OSError as exc:
+        raise CommandSetupError(f"cannot prepare the command: {_why(exc)}") from exc
+    finally:
+        call.cleanup()
+    call.finish(result, workspace)
+    return result
+
+
+def _why(exc: OSError) -> str:
+    where = f" ({exc.filename})" if exc.filename else ""
+    return f"{exc.strerror or exc}{where}"
+
+
+class _Call:
+    """What one call leaves to clean up: its private folder, the output log, the placeholders
+    (mount points) made for paths that must not be created, the memory cgroup."""
+
+    def __init__(self, call_dir: str):
+        self.call_dir = call_dir
+        self.log_path: Path | None = None
+        self.log: IO[bytes] | None = None
+        self.collector: OutputCollector | None = None
+        self.no_create: list[str] = []
+        self.log_error: str | None = None
+        self.memory: MemoryCap | None = None
+
+    def cleanup(self) -> None:
+        """Never raises: every step runs even when an earlier one failed (a full disk fails them)."""
+        if self.log is not None:
+            try:
+                self.log.close()
+            except OSError as exc:
+                self.log_error = self.log_error or _why(exc)
+        shutil.rmtree(self.call_dir, ignore_errors=True)
+        remove_placeholders(self.no_create)
+        if self.memory is not None:
+            self.memory.close()
+
+    def finish(self, result: CommandResult, workspace: Workspace) -> None:
+        """Keep the full output only when something was cut, and say what could not be kept."""
+        collector = self.collector
+        self.log_error = self.log_error or (collector.log_error if collector else None)
+        if self.log_path is None or collector is None:
+            return
+        if result.truncated and result.setup_error is None and self.log_error is None:
+            result.log_path = self.log_path.relative_to(workspace.root).as_posix()
+            if collector.logged < collector.total:
+                result.notes.append(f"the saved output stops at {collector.logged} of {collector.total} bytes "
+                                    "(shell.max_log_bytes)")
+            return
+        if self.log_error is not None and result.truncated:
+            result.notes.append(f"the full output could not be saved: {self.log_error}")
+        with contextlib.suppress(OSError):
+            self.log_path.unlink()
+
+
+def _run(call: _Call, settings: ShellSettings, workspace: Workspace, argv: list[str], *, backend: Backend,
+         cwd: Path, timeout: float, on_output: Callable[[str], None] | None, network: bool,
+         base_env: Mapping[str, str], real_home: str, extra_env_allow: Iterable[str], extra_writable: Iterable[str],
+         max_chars: int | None, cancel: threading.Event | None, landlock_namespaces: bool) -> CommandResult:
+    private_tmp, private_home = _private_dirs(call.call_dir)
+    inside_home = private_home if backend == "landlock" else real_home
+    env = command_env(settings, base_env, root=workspace.root, home=inside_home, extra_allow=extra_env_allow)
+    if backend == "landlock":
+        env["TMPDIR"] = private_tmp
+    spec: dict[str, Any] = {
+        "mode": backend, "cwd": str(cwd), "env": env, "network": network,
+        "rlimits": {"data": settings.memory_limit_mb << 20, "nproc": settings.max_processes,
+                    "fsize": settings.max_file_size_mb << 20, "core": 0},
+        "drop_root": os.geteuid() == 0, "argv": argv, "grants": [],
+    }
+    notes: list[str] = []
+    status_r, status_w = os.pipe()
+    try:
+        spec["status_fd"] = status_w
         if backend != "off":
             plan = plan_sandbox(settings, backend=backend, root=workspace.root, cwd=cwd, env=env, home=real_home,
                                 network=network, extra_writable=extra_writable)
+            notes += plan.notes
+            # the placeholders either backend makes for them; a launcher killed outright cannot remove them
+            call.no_create = plan.no_create
             if backend == "bwrap":
                 spec["argv"] = bwrap_argv(plan, argv, bwrap=shutil.which("bwrap") or "bwrap", status_fd=status_w)
             else:
                 spec["grants"] = landlock_grants(plan, [private_tmp, private_home])
-        spec_path = os.path.join(call_dir, "spec.json")
+                spec.update(root=plan.root, protected=plan.protected, no_create=plan.no_create,
+                            namespaces=landlock_namespaces, shm_size=plan.tmp_size_mb << 20)
+        call.memory = open_memory_cap(settings.memory_limit_mb, use_cgroup=settings.memory_cgroup,
+                                      address_space_factor=settings.address_space_factor)
+        spec["cgroup_procs"] = call.memory.procs_file
+        spec["rlimits"]["data"] = call.memory.rlimit_data()
+        if call.memory.rlimit_as is not None:
+            spec["rlimits"]["as"] = call.memory.rlimit_as
+        spec_path = os.path.join(call.call_dir, "spec.json")
         with open(spec_path, "w", encoding="utf-8") as fh:
             json.dump(spec, fh)
-        limit = min(settings.max_output_chars, max_chars) if max_chars else settings.max_output_chars
-        collector = OutputCollector(max(limit, 1000), log=log, log_limit=settings.max_log_bytes,
-                                    on_output=on_output)
-        result = _spawn_and_collect([sys.executable, "-s", "-m", "agent.shell.launcher", spec_path], status_r,
-                                    status_w, collector, timeout=timeout, backend=backend)
-    finally:
-        if log is not None:
-            log.close()
-        shutil.rmtree(call_dir, ignore_errors=True)
-    if log_path is not None:
-        if result.truncated and result.setup_error is None:
-            result.log_path = log_path.relative_to(workspace.root).as_posix()
-            if collector.logged < collector.total:
-                result.notes.append(f"the saved output stops at {collector.logged} of {collector.total} bytes "
-                                    "(shell.max_log_bytes)")
-        else:
-            with contextlib.suppress(OSError):
-                log_path.unlink()
+        if settings.max_log_bytes > 0:
+            call.log_path, call.log = _log_file(workspace, settings.keep_logs)
+    except BaseException:
+        os.close(status_r)
+        os.close(status_w)
+        raise
+    limit = min(settings.max_output_chars, max_chars) if max_chars else settings.max_output_chars
+    call.collector = OutputCollector(max(limit, 1000), log=call.log, log_limit=settings.max_log_bytes,
+                                     on_output=on_output)
+    cap = call.memory
+    assert cap is not None
+    result = _spawn_and_collect([*cap.prefix, sys.executable, "-s", "-m", "agent.shell.launcher", spec_path],
+                                status_r, status_w, call.collector, timeout=timeout, backend=backend, cancel=cancel)
+    result.memory_cap = cap.describe()
+    result.notes += notes + _memory_notes(cap, result)
     return result
+
+
+def _memory_notes(cap: MemoryCap, result: CommandResult) -> list[str]:
+    """Say when the memory cap stopped the command (certain for a cgroup, likely for an rlimit)."""
+    kills = cap.oom_kills()
+    if kills:
+        return [f"the memory cap ({cap.describe()}) was reached: the kernel killed {kills} process"
+                f"{'es' if kills > 1 else ''} of the command (shell.memory_limit_mb)"]
+    if cap.cgroup is None and result.exit_code not in (0, None):
+        text = f"{result.head}\n{result.tail}"
+        if any(sign in text for sign in ("MemoryError", "Cannot allocate memory", "out of memory", "bad_alloc")):
+            return [f"the command probably hit the memory cap ({cap.describe()}; shell.memory_limit_mb)"]
+    return []
 
 
 @functools.lru_cache(maxsize=1)
@@ -227,7 +261,8 @@ def _launcher_env() -> dict[str, str]:
 
 
 def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
-                       collector: OutputCollector, *, timeout: float, backend: Backend) -> CommandResult:
+                       collector: OutputCollector, *, timeout: float, backend: Backend,
+                       cancel: threading.Event | None = None) -> CommandResult:
     start = time.monotonic()
     try:
         proc = subprocess.Popen(launcher, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -241,7 +276,7 @@ def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
     out_fd = proc.stdout.fileno()
     with contextlib.suppress(OSError):
         fcntl.fcntl(out_fd, _F_SETPIPE_SZ, _READ_SIZE)
-    timed_out = False
+    timed_out = cancelled = False
     kill_at: float | None = None
     exited_at: float | None = None
     deadline = start + timeout
@@ -249,14 +284,16 @@ def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
         sel.register(out_fd, selectors.EVENT_READ)
         while True:
             now = time.monotonic()
-            if not timed_out and now >= deadline and proc.poll() is None:
+            stop = now >= deadline or (cancel is not None and cancel.is_set())
+            if not timed_out and stop and proc.poll() is None:
                 timed_out = True
+                cancelled = now < deadline
                 _stop(proc, backend, hard=backend == "bwrap")
                 kill_at = now + _KILL_GRACE
             if kill_at is not None and now >= kill_at:
                 _stop(proc, backend, hard=True)
                 kill_at = now + _KILL_GRACE
-            wait = 0.25 if timed_out else min(max(deadline - now, 0.0), 0.25)
+            wait = 0.25 if timed_out else min(max(deadline - now, 0.0), 0.1)
             if sel.select(timeout=wait):
                 data = os.read(out_fd, _READ_SIZE)
                 if not data:
@@ -282,9 +319,12 @@ def _spawn_and_collect(launcher: list[str], status_r: int, status_w: int,
         setup_error = head.strip() or f"bubblewrap exited with code {proc.returncode}"
     if timed_out:
         exit_code = None
+    notes = [str(n) for n in status.get("notes", [])] if isinstance(status.get("notes"), list) else []
     return CommandResult(exit_code=exit_code, head=head, tail=tail, duration=duration, timed_out=timed_out,
+                         cancelled=cancelled,
                          truncated=cut_bytes > 0 or bool(tail), total_bytes=collector.total, cut_bytes=cut_bytes, cut_lines=cut_lines,
-                         backend=backend, setup_error=setup_error)
+                         backend=backend, sandbox=str(status.get("sandbox") or backend), setup_error=setup_error,
+                         notes=notes)
 
 
 def _stop(proc: subprocess.Popen[bytes], backend: Backend, *, hard: bool) -> None:

@@ -5,10 +5,8 @@ secrets hidden, no network, not root); `bwrap_argv` turns it into a bubblewrap c
 `landlock_grants` into Landlock rules for launcher.py. `choose_backend` picks bubblewrap when it
 starts here, else Landlock, else refuses (unless the configuration turned the sandbox off).
 
-Toolchains: every PATH folder stays usable. One under the home folder brings its top-level folder
-(`~/.pyenv` for `~/.pyenv/shims`) unless that folder is a known secret store (`~/.config`,
-`~/.local`), where only the PATH folder itself (and where its links lead) is shown. A virtualenv's
-bin folder brings the whole virtualenv and the interpreter it was made from.
+Which toolchains are shown is decided in toolchains.py, from the user's environment only (workspace
+content never widens the view); the paths commands must not change are in protect.py.
 """
 
 from __future__ import annotations
@@ -21,21 +19,16 @@ import stat
 import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from ..config import ShellSettings
 from .errors import SandboxUnavailable
+from .protect import NO_CREATE_NAMES, PROTECTED_NAMES, bwrap_protect_args, find_protected
+from .toolchains import check_workspace_paths, split_path_dirs, toolchain_roots
+from .toolchains import within as _within
 
 Backend = Literal["bwrap", "landlock", "off"]
-_HOME_SECRET_TOPS = {".config", ".local", ".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".gcloud"}
-_MAX_LINK_SCAN = 500
-# Workspace paths no command may change (relative to the root): codeagent's state folder and project
-# file, and the parts of .git that make host-side git run programs (config: fsmonitor, pager, filters,
-# aliases; hooks). The rest of .git stays writable so that git itself works inside the sandbox.
-PROTECTED_NAMES = (".codeagent", ".codeagent.toml", ".git/config", ".git/hooks")
-# Of those, the ones that must not be created either when missing.
-NO_CREATE_NAMES = (".codeagent", ".codeagent.toml")
+__all__ = ["NO_CREATE_NAMES", "PROTECTED_NAMES", "SandboxPlan", "bwrap_argv", "plan_sandbox"]
 
 
 @dataclass
@@ -59,102 +52,13 @@ class SandboxPlan:
     uid: int = 1000
     gid: int = 1000
     tmp_size_mb: int = 2048
+    # What the plan left out and why (a workspace .venv naming an interpreter outside the view, ...):
+    # shown with the command's result.
+    notes: list[str] = field(default_factory=list)
 
 
 def _exists(path: str) -> bool:
     return os.path.lexists(path)
-
-
-def _within(path: str, parent: str) -> bool:
-    return path == parent or path.startswith(parent.rstrip("/") + "/")
-
-
-def _venv_root(path: str) -> str | None:
-    """The virtualenv a path belongs to (the nearest ancestor with pyvenv.cfg)."""
-    p = Path(path)
-    for candidate in (p, *p.parents):
-        if (candidate / "pyvenv.cfg").is_file():
-            return str(candidate)
-    return None
-
-
-def _venv_home(venv: str) -> str | None:
-    """The `home` (base interpreter's bin folder) recorded in a virtualenv's pyvenv.cfg."""
-    try:
-        for line in Path(venv, "pyvenv.cfg").read_text(errors="replace").splitlines():
-            key, _, value = line.partition("=")
-            if key.strip() == "home" and value.strip():
-                return value.strip()
-    except OSError:
-        return None
-    return None
-
-
-def toolchain_roots(path_dirs: Iterable[str], *, home: str, system: list[str], workspace: str) -> list[str]:
-    """Folders to show read-only so that every PATH folder keeps working."""
-    out: list[str] = []
-
-    def add(path: str) -> None:
-        path = os.path.normpath(path)
-        if path in ("/", home) or _within(home, path) or not os.path.isdir(path):
-            return
-        if any(_within(path, s) for s in system) or _within(path, workspace):
-            return
-        if path not in out:
-            out.append(path)
-
-    def add_for(entry: str, *, follow_links: bool) -> None:
-        if any(_within(entry, s) for s in system) or _within(entry, workspace):
-            return
-        venv = _venv_root(entry)
-        if venv:
-            add(venv)
-            base = _venv_home(venv)
-            if base and base != entry:
-                add_for(base, follow_links=False)
-            return
-        if _within(entry, home) and entry != home:
-            top = os.path.relpath(entry, home).split(os.sep)[0]
-            if top not in _HOME_SECRET_TOPS:
-                add(os.path.join(home, top))
-                return
-            add(entry)  # inside a secret store (~/.local/bin): the folder itself and where its links lead
-        else:
-            # a bin folder outside the home folder belongs to an installation prefix (/opt/node/bin,
-            # a pyenv version's bin): its libraries live beside it
-            add(os.path.dirname(entry) if os.path.basename(entry) in ("bin", "sbin") else entry)
-        if follow_links:
-            for target in _link_targets(entry):
-                add_for(target, follow_links=False)
-
-    for raw in path_dirs:
-        if not raw or not os.path.isabs(raw):
-            continue
-        entry = os.path.normpath(raw)
-        if os.path.isdir(entry):
-            add_for(entry, follow_links=True)
-            real = os.path.realpath(entry)
-            if real != entry:
-                add_for(real, follow_links=True)
-    return out
-
-
-def _link_targets(folder: str) -> list[str]:
-    """Where the symlinks in a bin folder lead (pipx/uv tools link into their own venvs)."""
-    targets: list[str] = []
-    try:
-        with os.scandir(folder) as it:
-            for n, entry in enumerate(it):
-                if n >= _MAX_LINK_SCAN:
-                    break
-                if entry.is_symlink():
-                    real = os.path.realpath(entry.path)
-                    parent = os.path.dirname(real)
-                    if not _within(parent, folder) and parent not in targets:
-                        targets.append(parent)
-    except OSError:
-        pass
-    return targets
 
 
 @functools.lru_cache(maxsize=8)
@@ -191,22 +95,22 @@ def plan_sandbox(
     env: Mapping[str, str], home: str, network: bool = False, extra_writable: Iterable[str] = (),
 ) -> SandboxPlan:
     """The view one command gets. `env` is the environment the command will run with (its PATH
-    decides which toolchains are shown); `home` is the real home folder."""
+    decides which toolchains are shown); `home` is the real home folder. Only the user's
+    environment and settings add folders; what workspace content names (a PATH folder inside the
+    workspace and its links, a project virtualenv's interpreter home) is checked, never added:
+    the plan's `notes` say what was left out. UnsafeWorkspace (bubblewrap) when a protected path
+    is a symlink."""
     root_s = os.path.realpath(os.fspath(root))
+    protection = find_protected(root_s, refuse_links=backend == "bwrap")
     system = [p for p in settings.system_paths if _exists(p)]
-    read_only: list[str] = []
-    path_dirs = env.get("PATH", "").split(os.pathsep)
-    read_only += toolchain_roots(path_dirs, home=home, system=system, workspace=root_s)
-    for venv_name in (".venv", "venv"):
-        base = _venv_home(os.path.join(root_s, venv_name))
-        if base:
-            read_only += [p for p in toolchain_roots([base], home=home, system=system, workspace=root_s)
-                          if p not in read_only]
+    user_dirs, workspace_dirs = split_path_dirs(env.get("PATH", "").split(os.pathsep), root_s)
+    read_only = toolchain_roots(user_dirs, home=home, system=system, workspace=root_s)
     for extra in settings.read_only_paths:
         for path in _expand(extra, home):
             if os.path.isdir(path) and path not in read_only and not _within(path, root_s) and not any(
                     _within(path, s) for s in system):
                 read_only.append(os.path.normpath(path))
+    notes = check_workspace_paths(root_s, workspace_dirs, [*system, *read_only, *user_dirs])
     writable = [root_s]
     for extra in [*settings.writable_paths, *extra_writable]:
         for path in _expand(extra, home):
@@ -220,13 +124,12 @@ def plan_sandbox(
                 hidden.append(path)
     if os.geteuid() == 0 and "/etc" in system:
         hidden += [p for p in root_only_entries("/etc") if p not in hidden]
-    protected = [os.path.join(root_s, n) for n in PROTECTED_NAMES if _exists(os.path.join(root_s, n))]
-    no_create = [os.path.join(root_s, n) for n in NO_CREATE_NAMES if not _exists(os.path.join(root_s, n))]
     uid = settings.sandbox_uid or (os.getuid() or 1000)
     gid = os.getgid() if os.getuid() and settings.sandbox_uid is None else uid
     return SandboxPlan(backend=backend, root=root_s, cwd=os.path.realpath(os.fspath(cwd)), home=home,
-                       system=system, read_only=read_only, writable=writable, hidden=hidden, protected=protected,
-                       no_create=no_create, network=network, uid=uid, gid=gid, tmp_size_mb=settings.tmp_size_mb)
+                       system=system, read_only=read_only, writable=writable, hidden=hidden,
+                       protected=protection.protected, no_create=protection.no_create, network=network, uid=uid,
+                       gid=gid, tmp_size_mb=settings.tmp_size_mb, notes=notes)
 
 
 # ---------------------------------------------------------------------------- bubblewrap
@@ -256,8 +159,7 @@ def bwrap_argv(plan: SandboxPlan, argv: list[str], *, bwrap: str = "bwrap", stat
         out += ["--ro-bind", path, path]
     for path in plan.writable:
         out += ["--bind", path, path]
-    for path in plan.protected:
-        out += ["--ro-bind", path, path]
+    out += bwrap_protect_args(plan.root, plan.protected, plan.no_create)
     for path in plan.hidden:
         if os.path.isdir(path) and not os.path.islink(path):
             out += ["--tmpfs", path, "--remount-ro", path]
@@ -321,7 +223,9 @@ def choose_backend(settings: ShellSettings) -> Backend:
 
 
 # ---------------------------------------------------------------------------- Landlock
-_DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"]
+# No terminal (/dev/tty, /dev/ptmx, /dev/pts: the host's terminals could be read and typed into)
+# and no /dev/shm here: the launcher grants /dev/shm only when it mounted a private one.
+_DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"]
 
 
 def landlock_grants(plan: SandboxPlan, private: list[str]) -> list[tuple[str, str]]:
@@ -334,7 +238,7 @@ def landlock_grants(plan: SandboxPlan, private: list[str]) -> list[tuple[str, st
     for path in plan.writable:
         _grant_tree(path, "write", plan.hidden, out)
     out += [(p, "write") for p in private]
-    out += [("/dev", "list"), ("/dev/shm", "write"), ("/dev/pts", "device")]
+    out.append(("/dev", "list"))
     out += [(p, "device") for p in _DEVICES if os.path.exists(p)]
     return out
 

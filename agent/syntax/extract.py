@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..textcodec import decode
 from .languages import encode, error_nodes, language_for, parse_bytes
-from .search import normalize
+from .name_match import normalize
 from .symbols import Entry, outline_entries
 
 _BOM = b"\xef\xbb\xbf"

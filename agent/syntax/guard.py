@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import tree_sitter as ts
 
+from ..config import SyntaxSettings
+from ..result import CheckOutcome
 from .languages import encode, error_nodes, language_for, parse_bytes
 from .positions import LineMap
 
 if TYPE_CHECKING:
-    from ..toolcontext import CheckOutcome, ToolContext
     from ..workspace import Applied
 
 CONTEXT_LINES = 2
@@ -26,11 +27,13 @@ class SyntaxGuard:
 
     name = "syntax"
 
-    def check(self, ctx: ToolContext, applied: Applied) -> CheckOutcome:
-        from ..toolcontext import CheckOutcome
+    def __init__(self, settings: SyntaxSettings):
+        self.settings = settings
 
+    def check(self, ctx: object, applied: Applied) -> CheckOutcome:
+        """`ctx` (the session's ToolContext) is not needed: the settings came in at construction."""
         outcome = CheckOutcome()
-        settings = ctx.settings.syntax
+        settings = self.settings
         if not settings.guard:
             return outcome
         problems: list[str] = []

@@ -1,13 +1,12 @@
 """The repo-wide symbol index: every definition in every supported file of the workspace,
 kept current exactly (a changed file is re-parsed, a deleted one disappears, a new one is added)
 and cached on disk between sessions (see `store.py`). Large trees are parsed by several
-processes, with a progress bar on a terminal.
+processes; progress goes to the `ShowProgress` callback the caller passed.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,18 +19,16 @@ from ..errors import OutsideWorkspaceError
 from ..result import Location
 from .extract import FileRecord, Job, digest_of, extract
 from .languages import fingerprint
-from .search import Scored, name_score, normalize, query_segments, score_entry, typo_candidates
+from .name_match import Scored, name_score, normalize, query_segments, score_entry, typo_candidates
 from .sources import source_files
 from .store import IndexStore
 from .symbols import Entry
-from .workers import POOL_ERRORS, Progress, deal, parse_in_processes
+from .workers import POOL_ERRORS, ShowProgress, deal, no_progress, parse_in_processes
 
 if TYPE_CHECKING:
-    from ..toolcontext import ToolContext
     from ..workspace import Workspace
 
 RACY_NS = 2_000_000_000  # a file modified this close to its check may change again unseen by mtime
-PROGRESS_MIN_FILES = 200
 INDEX_FILE = Path("index") / "symbols.sqlite"
 MAX_LOADED_FILES = 20_000  # outlines kept in memory after a lookup read them
 IN_PROCESS_BATCH = 500  # files parsed in this process between two writes to the store
@@ -86,9 +83,10 @@ class SymbolIndex:
     """Definitions of a whole workspace; `find` refreshes (cheaply: one stat per file) first."""
 
     def __init__(self, root: Path, settings: SyntaxSettings | None = None, *, cache_path: Path | None = None,
-                 lock_timeout: float = 10.0):
+                 lock_timeout: float = 10.0, show_progress: ShowProgress = no_progress):
         self.root = Path(os.path.realpath(root))
         self.settings = settings or SyntaxSettings()
+        self.show_progress = show_progress
         self.store = IndexStore(cache_path, fingerprint(), timeout=lock_timeout)
         self.last_refresh = RefreshStats(problem=self.store.problem)
         self._lock = threading.RLock()
@@ -98,7 +96,8 @@ class SymbolIndex:
         self._unsaved: dict[str, FileRecord] = {}  # parsed, but the store failed to keep them
 
     @classmethod
-    def for_workspace(cls, workspace: Workspace, settings: SyntaxSettings | None = None) -> SymbolIndex:
+    def for_workspace(cls, workspace: Workspace, settings: SyntaxSettings | None = None, *,
+                      show_progress: ShowProgress = no_progress) -> SymbolIndex:
         settings = settings or SyntaxSettings()
         cache = None
         if settings.index_cache:
@@ -107,7 +106,7 @@ class SymbolIndex:
                 cache = workspace.tool_dir / INDEX_FILE
             except OSError:
                 cache = None
-        return cls(workspace.root, settings, cache_path=cache)
+        return cls(workspace.root, settings, cache_path=cache, show_progress=show_progress)
 
     # ----------------------------------------------------------------- refresh
     def refresh(self, under: str | Path | None = None, *, progress: bool | None = None) -> RefreshStats:
@@ -196,7 +195,7 @@ class SymbolIndex:
         max_bytes = self.settings.max_file_bytes
         workers = self._workers_for(len(todo))
         stats.workers = workers
-        with Progress(len(todo), self._show_progress(len(todo), progress)) as bar:
+        with self.show_progress(len(todo), progress) as advance:
             left = todo
             if workers > 1:
                 pending = deal(todo, workers)
@@ -204,7 +203,7 @@ class SymbolIndex:
                     for chunk, records in parse_in_processes(pending, max_bytes, checked_ns, workers):
                         pending.remove(chunk)
                         yield records
-                        bar.advance(len(chunk))
+                        advance(len(chunk))
                     return
                 except POOL_ERRORS as exc:
                     stats.problem = f"parallel parsing failed ({exc}); parsed in this process"
@@ -215,20 +214,12 @@ class SymbolIndex:
                 record = extract(abs_path, rel, max_bytes, st, checked_ns)
                 if record is not None:
                     batch.append(record)
-                bar.advance(1)
+                advance(1)
                 if len(batch) >= IN_PROCESS_BATCH:
                     yield batch
                     batch = []
             if batch:
                 yield batch
-
-    def _show_progress(self, count: int, progress: bool | None) -> bool:
-        if progress is not None:
-            return progress and count > 0
-        mode = self.settings.progress
-        if mode == "never" or count < PROGRESS_MIN_FILES:
-            return False
-        return mode == "always" or sys.stderr.isatty()
 
     # ----------------------------------------------------------------- queries
     def _entries_of(self, rel: str) -> list[Entry]:
@@ -267,7 +258,7 @@ class SymbolIndex:
 
     def find(self, query: str, *, kind: str | None = None, under: str = "", limit: int = 20,
              refresh: bool = True) -> list[SymbolMatch]:
-        """Definitions matching `query` (a name or name path; see `search.py`), best first."""
+        """Definitions matching `query` (a name or name path; see `name_match.py`), best first."""
         segments = query_segments(query)
         if not segments:
             return []
@@ -319,11 +310,3 @@ def _match(hit: Scored, language: str) -> SymbolMatch:
     e = hit.entry
     return SymbolMatch(hit.path, e.name, e.name_path, e.kind, e.name_line, e.name_column, e.line, e.column,
                        e.end_line, e.end_column, e.signature, hit.score, language)
-
-
-def get_index(ctx: ToolContext) -> SymbolIndex:
-    """The workspace's symbol index, shared by every tool call of the session."""
-    return ctx.service(
-        "syntax.index", lambda: SymbolIndex.for_workspace(ctx.workspace, ctx.settings.syntax),
-        close=lambda index: index.close(),
-    )

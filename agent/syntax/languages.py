@@ -21,6 +21,7 @@ from pathlib import Path, PurePath
 import tree_sitter as ts
 
 from ..errors import CodeagentError
+from ..languages import suffixes_of
 
 QUERY_DIR = Path(__file__).with_name("queries")
 
@@ -43,15 +44,16 @@ class LanguageSpec:
 LANGUAGES: dict[str, LanguageSpec] = {
     spec.name: spec
     for spec in (
-        LanguageSpec("python", (".py", ".pyi"), "tree_sitter_python", "language", "tree-sitter-python"),
-        LanguageSpec("javascript", (".js", ".mjs", ".cjs", ".jsx"), "tree_sitter_javascript", "language",
+        LanguageSpec("python", suffixes_of(syntax="python"), "tree_sitter_python", "language", "tree-sitter-python"),
+        LanguageSpec("javascript", suffixes_of(syntax="javascript"), "tree_sitter_javascript", "language",
                      "tree-sitter-javascript"),
-        LanguageSpec("typescript", (".ts", ".mts", ".cts"), "tree_sitter_typescript", "language_typescript",
+        LanguageSpec("typescript", suffixes_of(syntax="typescript"), "tree_sitter_typescript", "language_typescript",
                      "tree-sitter-typescript"),
-        LanguageSpec("tsx", (".tsx",), "tree_sitter_typescript", "language_tsx", "tree-sitter-typescript"),
-        LanguageSpec("go", (".go",), "tree_sitter_go", "language", "tree-sitter-go"),
-        LanguageSpec("rust", (".rs",), "tree_sitter_rust", "language", "tree-sitter-rust"),
-        LanguageSpec("java", (".java",), "tree_sitter_java", "language", "tree-sitter-java"),
+        LanguageSpec("tsx", suffixes_of(syntax="tsx"), "tree_sitter_typescript", "language_tsx",
+                     "tree-sitter-typescript"),
+        LanguageSpec("go", suffixes_of(syntax="go"), "tree_sitter_go", "language", "tree-sitter-go"),
+        LanguageSpec("rust", suffixes_of(syntax="rust"), "tree_sitter_rust", "language", "tree-sitter-rust"),
+        LanguageSpec("java", suffixes_of(syntax="java"), "tree_sitter_java", "language", "tree-sitter-java"),
     )
 }
 

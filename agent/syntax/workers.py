@@ -1,12 +1,12 @@
-"""Parsing files for the index in several processes, and the progress bar shown meanwhile."""
+"""Parsing files for the index in several processes, and how progress is reported meanwhile."""
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 from .extract import FileRecord, Job, extract_many
 
@@ -38,32 +38,12 @@ def parse_in_processes(chunks: list[list[Job]], max_bytes: int, checked_ns: int,
             pool.shutdown(cancel_futures=True)
 
 
-class Progress:
-    """A rich progress bar on stderr, or nothing. It starts at the first `advance`, so that
-    worker processes are forked before its drawing thread exists."""
+ShowProgress = Callable[[int, bool | None], AbstractContextManager[Callable[[int], None]]]
+"""How a refresh reports progress: called with the count of files to parse and the caller's wish
+(True, False, None for "decide"), it gives an `advance(count)` for the time of the parse. The
+syntax layer draws nothing itself; the entry point passes one (agent/progressbar.py)."""
 
-    def __init__(self, total: int, show: bool):
-        self.total = total
-        self._show = show
-        self._bar: Any = None
-        self._task: Any = None
 
-    def __enter__(self) -> Progress:
-        return self
-
-    def advance(self, count: int) -> None:
-        if not self._show:
-            return
-        if self._bar is None:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self._bar = Progress(TextColumn("indexing symbols"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-            self._bar.start()
-            self._task = self._bar.add_task("index", total=self.total)
-        self._bar.advance(self._task, count)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
+@contextmanager
+def no_progress(_total: int, _wanted: bool | None) -> Iterator[Callable[[int], None]]:
+    yield lambda _count: None

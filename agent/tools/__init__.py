@@ -1,13 +1,28 @@
-"""Tool modules; importing this package registers every tool. One module per family."""
+"""Tool modules; importing this package registers every tool. One module per family.
+
+    files.py             read_file, write_file, list_directory
+    edit.py              replace_in_file, apply_patch
+    workspace_search.py  find_files, search_in_files (file names and file contents)
+    shell.py             run_command, run_shell_command
+    project.py           get_project_info, install_dependencies
+    syntax.py            get_ast, list_symbols, find_symbol (tree-sitter)
+    code.py              find_definition, find_references, rename_symbol, get_diagnostics (servers)
+    finish.py, memory.py finish, remember (toolset "agent")
+
+A tool module may import the layers below it (semantic, syntax, shell, commit, the workspace,
+the registry's `tool`); never the loop, the model client, the CLI or the daemon. Only the entry
+points import this package (agent/bootstrap.py `load_all_tools`).
+"""
 
 from . import (
-    agent_tools,  # noqa: F401
     code,  # noqa: F401
     edit,  # noqa: F401
     files,  # noqa: F401
+    finish,  # noqa: F401
+    memory,  # noqa: F401
     project,  # noqa: F401
     refactor,  # noqa: F401
-    search,  # noqa: F401
     shell,  # noqa: F401
     syntax,  # noqa: F401
+    workspace_search,  # noqa: F401
 )

@@ -7,7 +7,7 @@ import re
 
 from pydantic import BaseModel, Field
 
-from ..changes import commit
+from ..commit import commit
 from ..errors import ToolFailure, WorkspaceError
 from ..patching import FilePatch, PatchError, apply_hunks, parse_patch
 from ..registry import tool

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..changes import commit
+from ..commit import commit
 from ..errors import ToolFailure
 from ..registry import tool
 from ..result import FileEdit, ToolResult
@@ -43,6 +43,14 @@ def _cut_line(line: str) -> str:
 def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
     """Read a text file with numbered lines. A large file is shown as head and tail; ask for
     the rest with start_line/end_line."""
+    result = _read_file(ctx, args)
+    data = result.data  # the loop keeps the latest state of a file the model has read
+    whole = not data.get("truncated") and data.get("start_line") == 1 and data.get("end_line") == data.get("total_lines")
+    result.viewed = (data["path"], bool(whole))
+    return result
+
+
+def _read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
     doc = ctx.workspace.read(args.file_path)
     lines = doc.text.split("\n")
     if lines and lines[-1] == "":

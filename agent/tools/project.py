@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from ..changes import bounded
+from ..commit import bounded
 from ..errors import ToolFailure
 from ..registry import tool
 from ..result import ToolResult
@@ -144,7 +144,8 @@ def install_dependencies(ctx: ToolContext, args: ProjectInput) -> ToolResult:
         if ctx.on_output is not None:
             ctx.on_output(f"\n## {step.label}\n")
         res = run_command(shell, ctx.workspace, step.argv, cwd=root, timeout=remaining, on_output=ctx.on_output,
-                          network=True, extra_env_allow=shell.install_env_allow, extra_writable=step.writable)
+                          network=True, extra_env_allow=shell.install_env_allow, extra_writable=step.writable,
+                          cancel=ctx.cancel)
         if res.setup_error is not None:
             raise ToolFailure(f"the {res.backend} sandbox could not start {step.label}: {res.setup_error.strip()}")
         status = "timed out" if res.timed_out else f"exit code {res.exit_code}"

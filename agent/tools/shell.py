@@ -74,11 +74,14 @@ def report(res: CommandResult, *, display: str, cwd: str, timeout: float, notes:
     """The ToolResult of a finished command: the output, then one status line."""
     notes = [*notes, *res.notes]
     data = {"command": display, "cwd": cwd, "exit_code": res.exit_code, "duration_s": round(res.duration, 3),
-            "timed_out": res.timed_out, "truncated": res.truncated, "output_bytes": res.total_bytes,
-            "output_file": res.log_path, "sandbox": res.backend}
+            "timed_out": res.timed_out, "cancelled": res.cancelled, "truncated": res.truncated,
+            "output_bytes": res.total_bytes, "output_file": res.log_path, "sandbox": res.sandbox or res.backend,
+            "limits": {"memory": res.memory_cap}}
     if res.setup_error is not None:
         raise ToolFailure(f"the {res.backend} sandbox could not start the command: {res.setup_error.strip()}")
-    if res.timed_out:
+    if res.cancelled:
+        status = "[cancelled by the caller: the command and every process it started were killed]"
+    elif res.timed_out:
         status = (f"[timed out after {timeout:g} s: the command and every process it started were killed; "
                   "pass a larger timeout if it needs longer]")
     else:
@@ -87,7 +90,8 @@ def report(res: CommandResult, *, display: str, cwd: str, timeout: float, notes:
     text = "\n".join(part for part in (body.rstrip("\n"), *(f"[{n}]" for n in notes), status) if part)
     if res.exit_code == 0 and not res.timed_out:
         return ToolResult(True, text, None, data)
-    error = "timed out" if res.timed_out else f"the command exited with code {res.exit_code}"
+    error = ("cancelled" if res.cancelled else "timed out" if res.timed_out
+             else f"the command exited with code {res.exit_code}")
     return ToolResult(False, text, error, data)
 
 
@@ -104,7 +108,7 @@ def run_command_tool(ctx: ToolContext, args: RunCommandInput) -> ToolResult:
             return refused(refusals)
     timeout, note = timeout_for(ctx, args.timeout)
     res = run_command(shell, ctx.workspace, list(args.argv), cwd=cwd, timeout=timeout, on_output=ctx.on_output,
-                      max_chars=output_budget(ctx))
+                      max_chars=output_budget(ctx), cancel=ctx.cancel)
     return report(res, display=shlex.join(args.argv), cwd=ctx.workspace.rel(cwd), timeout=timeout,
                   notes=[note] if note else [])
 
@@ -123,6 +127,6 @@ def run_shell_command(ctx: ToolContext, args: RunShellCommandInput) -> ToolResul
             return refused(refusals)
     timeout, note = timeout_for(ctx, args.timeout)
     res = run_command(shell, ctx.workspace, ["bash", "-c", args.command], cwd=cwd, timeout=timeout,
-                      on_output=ctx.on_output, max_chars=output_budget(ctx))
+                      on_output=ctx.on_output, max_chars=output_budget(ctx), cancel=ctx.cancel)
     return report(res, display=args.command, cwd=ctx.workspace.rel(cwd), timeout=timeout,
                   notes=[note] if note else [])

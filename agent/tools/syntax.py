@@ -6,11 +6,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..changes import bounded
+from ..commit import bounded
 from ..errors import ToolFailure
 from ..registry import tool
 from ..result import ToolResult
-from ..syntax import Symbol, get_index, language_for, outline, supported_languages
+from ..services import get_index
+from ..syntax import Symbol, language_for, outline, supported_languages
 from ..syntax.ast_view import render_ast
 from ..syntax.symbols import Entry
 from ..toolcontext import ToolContext

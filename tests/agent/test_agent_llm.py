@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from fake_openai import HTML_PAGE, FakeOpenAI, Fault, Reply, call, tools_reply
 
+from agent.bootstrap import load_all_tools
 from agent.config import LLMSettings
 from agent.errors import LLMAuthError, LLMFormatError, LLMRequestError, LLMUnavailable
 from agent.llm import LLMClient, ProtocolChanged, parse_action
-from agent.registry import load_all_tools
 
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
 
@@ -27,7 +27,7 @@ def client(server: FakeOpenAI, sleeps: list[float] | None = None, **kw: Any) -> 
 @pytest.fixture(scope="module")
 def tools() -> list:
     reg = load_all_tools()
-    return [reg.get("read_file"), reg.get("finish")]
+    return [reg.get("read_file").openai_schema(), reg.get("finish").openai_schema()]
 
 
 def test_native_parallel_tool_calls_and_usage(tools: list) -> None:

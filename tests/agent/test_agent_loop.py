@@ -13,11 +13,12 @@ import pytest
 from fake_openai import FakeOpenAI, Fault, Reply, call, tools_reply
 from pydantic import BaseModel, Field
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.commands.run import run_agent
 from agent.config import AgentSettings, LLMSettings, Settings
 from agent.llm import ToolCall
 from agent.loop import Outcome
-from agent.registry import Registry, Tool, load_all_tools, tool
+from agent.registry import Registry, Tool, tool
 from agent.result import ToolResult
 from agent.toolcontext import ToolContext
 from agent.trajectory import read_events
@@ -85,7 +86,7 @@ def run(server: FakeOpenAI, root: Path, *, display: Display | None = None, confi
         agent: dict[str, Any] | None = None, **llm: Any) -> tuple[Outcome, list[dict[str, Any]]]:
     settings = Settings(llm=LLMSettings(base_url=server.base_url, model="m", retry_backoff=0.0, **llm),
                         agent=AgentSettings(**(agent or {})))
-    with ToolContext.create(root, settings=settings, run_id="test-run") as ctx:
+    with open_context(root, settings=settings, run_id="test-run") as ctx:
         outcome, _path = run_agent(ctx, settings, "do the thing", registry=REG, display=display or Display(),
                                    confirm=confirm)
         events = read_events(ctx.workspace, "test-run")
@@ -285,7 +286,7 @@ def test_a_whole_run_streamed(root: Path) -> None:
     settings = Settings(llm=LLMSettings(model="m", retry_backoff=0.0, stream=True))
     with FakeOpenAI(script) as server:
         settings.llm.base_url = server.base_url
-        with ToolContext.create(root, settings=settings, run_id="stream-run") as ctx:
+        with open_context(root, settings=settings, run_id="stream-run") as ctx:
             outcome, _ = run_agent(ctx, settings, "look", registry=REG, display=Display(), on_token=tokens.append)
     assert outcome.ok and outcome.message == "streamed" and "".join(tokens) == "Reading."
     assert all(body["stream"] is True for body in server.requests)

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI, call, tools_reply
 
+from agent.bootstrap import open_context
 from agent.commands.run import run_agent
 from agent.config import LLMSettings, Settings
-from agent.toolcontext import ToolContext
 from agent.trajectory import read_events
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "pyproj"
@@ -40,7 +40,7 @@ def text_policy_calls(root: Path) -> list[tuple[str, Any]]:
 def agent_run(root: Path, script: list[Any], tools: str) -> list[dict[str, Any]]:
     with FakeOpenAI(script) as server:
         settings = Settings(llm=LLMSettings(base_url=server.base_url, model="m", retry_backoff=0.0))
-        with ToolContext.create(root, settings=settings, run_id=f"rename-{tools}") as ctx:
+        with open_context(root, settings=settings, run_id=f"rename-{tools}") as ctx:
             outcome, _ = run_agent(ctx, settings, f"rename {OLD} to {NEW}", toolset=tools)
             assert outcome.ok, outcome.message
             return read_events(ctx.workspace, f"rename-{tools}")

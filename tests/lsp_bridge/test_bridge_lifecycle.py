@@ -103,52 +103,52 @@ def test_servers_die_with_their_parent(tmp_path: Path, language: str, server: st
 
 
 def test_an_early_started_server_is_adopted_and_others_are_not(tmp_path: Path) -> None:
-    """lsp_bridge.prespawn: a server spawned before the session exists is the one the session talks
+    """lsp_bridge.processes: a server spawned before the session exists is the one the session talks
     to (same command and folder); one started for another folder is never adopted and is killed by
     discard_all; a dead early process is not adopted either."""
-    from lsp_bridge import prespawn
+    from lsp_bridge import processes
     from lsp_bridge.servers import get_spec, resolve_command
 
     root = copy_fixture("pyproj", tmp_path / "a")
     other = copy_fixture("pyproj", tmp_path / "b")
     command, _folder = resolve_command(get_spec("basedpyright"), auto_install=False)
-    assert prespawn.start_early(command, cwd=root)
-    assert prespawn.start_early(command, cwd=other)
-    early = {key[1]: proc for key, (proc, _env, _t) in prespawn._early.items()}
+    assert processes.start_early(command, cwd=root)
+    assert processes.start_early(command, cwd=other)
+    early = {key[1]: proc for key, (proc, _env, _t) in processes._early.items()}
     pool = SessionPool(request_timeout=120, ready_timeout=240)
     try:
         session = pool.get(root, "python")
         geometry = root / "shapes/geometry.py"
         assert len(session.references(geometry, pos_of(geometry, "area_of", "def area_of"))) == 11
         assert session.pid == early[str(root)].pid  # adopted, not a second server
-        assert str(root) not in {key[1] for key in prespawn._early}
+        assert str(root) not in {key[1] for key in processes._early}
         leftover = early[str(other)]
         assert leftover.poll() is None
-        prespawn.discard_all()
-        assert leftover.wait(timeout=15) is not None and not prespawn._early
+        processes.discard_all()
+        assert leftover.wait(timeout=15) is not None and not processes._early
         # an early process that died is not adopted: the session starts its own server
-        assert prespawn.start_early([sys.executable, "-c", "pass"], cwd=other)
-        dead = next(proc for proc, _env, _t in prespawn._early.values())
+        assert processes.start_early([sys.executable, "-c", "pass"], cwd=other)
+        dead = next(proc for proc, _env, _t in processes._early.values())
         dead.wait(timeout=15)
-        assert prespawn.take([sys.executable, "-c", "pass"], cwd=other, env=None) is None
+        assert processes.take([sys.executable, "-c", "pass"], cwd=other, env=None) is None
     finally:
         pool.close_all()
-        prespawn.discard_all()
+        processes.discard_all()
     assert not wait_gone({early[str(root)].pid})
 
 
 def test_an_early_process_started_with_another_environment_is_not_adopted(tmp_path: Path) -> None:
-    from lsp_bridge import prespawn
+    from lsp_bridge import processes
 
     cmd = [sys.executable, "-c", "import time; time.sleep(60)"]
-    assert prespawn.start_early(cmd, cwd=tmp_path)
-    proc = next(proc for proc, _env, _t in prespawn._early.values())
+    assert processes.start_early(cmd, cwd=tmp_path)
+    proc = next(proc for proc, _env, _t in processes._early.values())
     try:
-        assert prespawn.take(cmd, cwd=tmp_path, env={**os.environ, "EXTRA": "1"}) is None
+        assert processes.take(cmd, cwd=tmp_path, env={**os.environ, "EXTRA": "1"}) is None
         assert proc.wait(timeout=15) is not None  # killed, not leaked
-        assert not prespawn.start_early(["/nonexistent/server"], cwd=tmp_path)
+        assert not processes.start_early(["/nonexistent/server"], cwd=tmp_path)
     finally:
-        prespawn.discard_all()
+        processes.discard_all()
 
 
 def test_a_silent_progress_stops_holding_pyright_requests_but_not_tsserver_ones() -> None:

@@ -13,8 +13,8 @@ from typing import Any
 
 from clikit import Cli, codeagent_command
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings
-from agent.registry import load_all_tools
 from agent.result import ToolResult
 from agent.toolcontext import ToolContext
 
@@ -51,7 +51,7 @@ class Caller:
 
 
 def module_context(root: Path, settings: Settings | None = None) -> Iterator[tuple[ToolContext, Caller]]:
-    ctx = ToolContext.create(root, settings=settings or Settings())
+    ctx = open_context(root, settings=settings or Settings())
     try:
         yield ctx, Caller(ctx)
     finally:

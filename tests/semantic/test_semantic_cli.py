@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from semantic_helpers import DAEMON_IDLE, codeagent_command, copy_fixture, run_cli, stop_daemon, tree
 
-from agent.semantic.daemon_client import process_alive
+from agent.daemon.client import process_alive
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -202,7 +202,7 @@ def test_warm_calls_take_the_fast_path_and_fall_back_when_they_must(
     """After a full call taught the daemon the settings' fingerprint, the CLI's fast path (no
     settings built, no tools loaded) gets the very same answer; another environment, --no-daemon,
     --compare or bad arguments go the normal way, and an unknown fingerprint never stops the daemon."""
-    from agent.commands.fast import try_fast
+    from agent.commands.via_daemon import try_fast
 
     full = run_cli("refs", "shapes/geometry.py:30:5", "--root", str(proj), "--json")
     assert full.returncode == 0, full.stderr

@@ -86,14 +86,14 @@ def test_definition_and_diagnostics_without_a_server(call: Caller) -> None:
     assert not d.success and "not installed" in (d.error or "")
 
 
-def test_cli_reports_the_fallback(proj: Path) -> None:
-    (proj / ".codeagent.toml").write_text(
-        '[lsp]\nserver_commands = {python = ["/nonexistent/language-server", "--stdio"]}\n', encoding="utf-8")
-    try:
-        r = run_cli("refs", f"{GEOMETRY}:38:9", "--root", str(proj), "--json", "--no-daemon")
-        assert r.returncode == 0, r.stderr
-        assert r.json["data"]["complete"] is False and r.json["data"]["source"] == "syntactic"
-        r = run_cli("rename", f"{GEOMETRY}:30:5", "compute_area", "--root", str(proj), "--json", "--no-daemon")
-        assert r.returncode == 1 and "refused" in r.json["error"]
-    finally:
-        (proj / ".codeagent.toml").unlink()
+def test_cli_reports_the_fallback(proj: Path, tmp_path: Path) -> None:
+    # server_commands is a security setting: it comes from the user's config, not the project's
+    user = tmp_path / "user.toml"
+    user.write_text('[lsp]\nserver_commands = {python = ["/nonexistent/language-server", "--stdio"]}\n',
+                    encoding="utf-8")
+    env = {"CODEAGENT_CONFIG": str(user)}
+    r = run_cli("refs", f"{GEOMETRY}:38:9", "--root", str(proj), "--json", "--no-daemon", env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.json["data"]["complete"] is False and r.json["data"]["source"] == "syntactic"
+    r = run_cli("rename", f"{GEOMETRY}:30:5", "compute_area", "--root", str(proj), "--json", "--no-daemon", env=env)
+    assert r.returncode == 1 and "refused" in r.json["error"]

@@ -12,11 +12,11 @@ import pytest
 from semantic_helpers import run_cli, stop_daemon
 
 from agent.cli import UsageError
-from agent.commands.code import parse_target
+from agent.commands.arguments import parse_target
 from agent.config import LspSettings, Settings
+from agent.daemon.client import DaemonClient, process_alive
+from agent.daemon.protocol import DaemonError, recv_message
 from agent.errors import ToolFailure
-from agent.semantic.daemon_client import DaemonClient, process_alive
-from agent.semantic.daemon_protocol import DaemonError, recv_message
 from agent.semantic.identifiers import check_identifier, identifier_problem
 from agent.semantic.target import identifier_at, to_position
 from agent.semantic.watch import NewFileWatcher
@@ -118,14 +118,14 @@ def test_watched_file_cache_trusts_texts_until_an_event_names_them(tmp_path: Pat
     import os
     import shutil
 
+    from agent.bootstrap import open_context
     from agent.semantic.filecache import file_cache, forget_written
-    from agent.semantic.textscan import source_listing
-    from agent.toolcontext import ToolContext
+    from agent.semantic.name_occurrences import source_listing
 
     (tmp_path / "pkg").mkdir()
     target = tmp_path / "pkg" / "a.py"
     target.write_text("value = 1\n")
-    with ToolContext.create(tmp_path) as ctx:
+    with open_context(tmp_path) as ctx:
         listing = source_listing(ctx)
         cache = file_cache(ctx)
         listing.poll()
@@ -159,9 +159,10 @@ def test_word_index_follows_edits_deletions_and_new_files(tmp_path: Path) -> Non
     files are edited, created and deleted; whole words only, and in the listing's order."""
     import re
 
+    from agent.bootstrap import open_context
     from agent.semantic import filecache
     from agent.semantic.filecache import file_cache
-    from agent.semantic.textscan import NameSearch, source_listing
+    from agent.semantic.name_occurrences import NameSearch, source_listing
     from agent.toolcontext import ToolContext
 
     (tmp_path / "pkg").mkdir()
@@ -179,7 +180,7 @@ def test_word_index_follows_edits_deletions_and_new_files(tmp_path: Path) -> Non
         source_listing(ctx).poll()
         return NameSearch(ctx, name, family).files()
 
-    with ToolContext.create(tmp_path) as ctx:
+    with open_context(tmp_path) as ctx:
         listing = source_listing(ctx)
         listing.prefetch()
         listing.poll()
@@ -202,7 +203,7 @@ def test_word_index_follows_edits_deletions_and_new_files(tmp_path: Path) -> Non
     monkey = pytest.MonkeyPatch()
     monkey.setattr(filecache, "MAX_INDEX_POSTINGS", 3)  # a tree too big to index: the scan answers
     try:
-        with ToolContext.create(tmp_path) as ctx:
+        with open_context(tmp_path) as ctx:
             listing = source_listing(ctx)
             listing.prefetch()
             listing.poll()
@@ -289,11 +290,10 @@ def test_cli_daemon_status_start_stop(daemon_root: Path) -> None:
 
 
 def test_edit_checks_never_start_a_server(tmp_path: Path) -> None:
-    from agent.registry import load_all_tools
+    from agent.bootstrap import load_all_tools, open_context
     from agent.semantic.sessions import running_sessions
-    from agent.toolcontext import ToolContext
 
-    with ToolContext.create(tmp_path, settings=Settings()) as ctx:
+    with open_context(tmp_path, settings=Settings()) as ctx:
         r = load_all_tools().call(ctx, "write_file", {"file_path": "m.py", "content": "x = undefined_name\n"})
         assert r.success, r.error
         assert "diagnostics" not in r.data and not running_sessions(ctx)
@@ -309,7 +309,7 @@ def test_servers_install_reports_the_pip_installed_server() -> None:
 
 
 def test_prune_states_removes_folders_of_gone_workspaces(tmp_path: Path) -> None:
-    from agent.semantic.daemon_protocol import prune_states
+    from agent.daemon.protocol import prune_states
 
     daemons = tmp_path / "daemons"
     alive_root = tmp_path / "still-here"
@@ -329,8 +329,9 @@ def test_prune_states_removes_folders_of_gone_workspaces(tmp_path: Path) -> None
 def test_unconfirmed_hits_agree_with_and_without_cached_occurrences(tmp_path: Path) -> None:
     """The review list ("same name in code, not confirmed") is the same whether the files were
     parsed during the request (cached occurrences) or are parsed afterwards."""
+    from agent.bootstrap import open_context
     from agent.semantic.filecache import file_cache
-    from agent.semantic.textscan import NameSearch, unconfirmed_hits
+    from agent.semantic.name_occurrences import NameSearch, unconfirmed_hits
     from agent.toolcontext import ToolContext
 
     (tmp_path / "a.py").write_text("def total(x):\n    return x  # total\n\nprint(total(1), 'total')\n")
@@ -341,7 +342,7 @@ def test_unconfirmed_hits_agree_with_and_without_cached_occurrences(tmp_path: Pa
         found = unconfirmed_hits(ctx, NameSearch(ctx, "total", "python"), confirmed)
         return [(h.path, h.line, h.column) for h in found.hits]
 
-    with ToolContext.create(tmp_path) as ctx:
+    with open_context(tmp_path) as ctx:
         cache = file_cache(ctx)
         assert cache.cached_occurrences("a.py", "total") is None
         fresh = hits(ctx)

@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings
-from agent.registry import load_all_tools
 from agent.result import ToolResult
-from agent.toolcontext import ToolContext
 
 Call = Callable[..., ToolResult]
 
@@ -31,7 +30,7 @@ def streamed() -> list[str]:
 
 @pytest.fixture
 def pcall(root: Path, streamed: list[str]) -> Iterator[Call]:
-    ctx = ToolContext.create(root, settings=Settings(), on_output=streamed.append)
+    ctx = open_context(root, settings=Settings(), on_output=streamed.append)
     registry = load_all_tools()
     yield lambda name, **args: registry.call(ctx, name, args)
     ctx.close()

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, ShellSettings
-from agent.registry import load_all_tools
 from agent.result import ToolResult
 from agent.toolcontext import ToolContext
 
@@ -28,7 +28,7 @@ def make_call(root: Path, streamed: list[str]) -> Iterator[Callable[..., Call]]:
     contexts: list[ToolContext] = []
 
     def make(**shell: Any) -> Call:
-        ctx = ToolContext.create(root, settings=Settings(shell=ShellSettings(**shell)), on_output=streamed.append)
+        ctx = open_context(root, settings=Settings(shell=ShellSettings(**shell)), on_output=streamed.append)
         contexts.append(ctx)
         registry = load_all_tools()
         return lambda name, **args: registry.call(ctx, name, args)

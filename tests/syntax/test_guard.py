@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, SyntaxSettings
-from agent.registry import load_all_tools
 from agent.result import ToolResult
 from agent.syntax.guard import SyntaxGuard
 from agent.toolcontext import ToolContext
@@ -109,6 +109,6 @@ def test_error_position_counts_characters_and_points_at_the_change(root: Path, c
 
 def test_disabled_guard_lets_broken_edits_through(root: Path) -> None:
     (root / "m.py").write_text(GOOD)
-    with ToolContext.create(root, settings=Settings(syntax=SyntaxSettings(guard=False))) as ctx:
+    with open_context(root, settings=Settings(syntax=SyntaxSettings(guard=False))) as ctx:
         res = load_all_tools().call(ctx, "write_file", {"file_path": "m.py", "content": "def (:\n"})
     assert res.success and (root / "m.py").read_text() == "def (:\n"

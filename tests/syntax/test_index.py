@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from agent.bootstrap import open_context
 from agent.config import Settings, SyntaxSettings
 from agent.errors import OutsideWorkspaceError
-from agent.syntax import SymbolIndex, get_index
+from agent.services import get_index
+from agent.syntax import SymbolIndex
 from agent.syntax.index import INDEX_FILE
 from agent.syntax.store import IndexStore
-from agent.toolcontext import ToolContext
 from agent.workspace import Workspace
 
 MODELS = '''class Model:
@@ -300,10 +301,10 @@ def test_large_binary_and_non_utf8_files(tree: Path) -> None:
 
 def test_get_index_is_a_shared_service(root: Path) -> None:
     make_tree(root)
-    with ToolContext.create(root, settings=Settings()) as ctx:
+    with open_context(root, settings=Settings()) as ctx:
         index = get_index(ctx)
         assert get_index(ctx) is index
         assert index.find("Model")[0].path == "app/models.py"
         assert index.store.path == root / ".codeagent" / INDEX_FILE
-    with ToolContext.create(root, settings=Settings(syntax=SyntaxSettings(index_cache=False))) as ctx:
+    with open_context(root, settings=Settings(syntax=SyntaxSettings(index_cache=False))) as ctx:
         assert get_index(ctx).store.path is None

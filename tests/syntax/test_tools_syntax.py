@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, SyntaxSettings, WorkspaceSettings
-from agent.registry import load_all_tools
 from agent.result import ToolResult
 from agent.toolcontext import ToolContext
 
@@ -74,7 +74,7 @@ def test_get_ast_shows_errors_and_missing_nodes(fixtures_root: Path, call: Call)
 def test_get_ast_is_bounded_and_says_so(root: Path) -> None:
     (root / "big.py").write_text("".join(f"def f{i}(a, b):\n    return a + b\n" for i in range(300)))
     settings = Settings(syntax=SyntaxSettings(max_ast_lines=50))
-    with ToolContext.create(root, settings=settings) as ctx:
+    with open_context(root, settings=settings) as ctx:
         res = load_all_tools().call(ctx, "get_ast", {"file_path": "big.py", "depth": 5})
     assert res.success and res.data["truncated"] is True
     lines = res.output.split("\n")
@@ -132,7 +132,7 @@ def test_list_symbols_of_a_folder_is_bounded(root: Path) -> None:
     for i in range(40):
         (root / f"m{i:02}.py").write_text("".join(f"def func_{i}_{j}(x):\n    return x\n" for j in range(30)))
     settings = Settings(workspace=WorkspaceSettings(max_output_chars=2000))
-    with ToolContext.create(root, settings=settings) as ctx:
+    with open_context(root, settings=settings) as ctx:
         res = load_all_tools().call(ctx, "list_symbols", {"path": "."})
     assert res.success and res.data["truncated"] is True and res.data["symbols"] == 1200
     assert len(res.output) < 2600

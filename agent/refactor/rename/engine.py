@@ -20,6 +20,7 @@ from lsp_bridge.errors import BridgeError
 from lsp_bridge.types import FileEdits, Position, Range
 
 from ...errors import ToolFailure
+from ...languages import suffixes_of
 from ...syntax import language_for
 from ...workspace import Workspace
 from ..plan import EditPlan, location_of
@@ -31,8 +32,8 @@ from .server import SemanticServer, references_as_edits, refuse_outside
 from .shorthands import fix_shorthands
 from .sources import Sources
 
-PY_SUFFIXES = (".py", ".pyi")
-ECMA_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+PY_SUFFIXES = suffixes_of(server="python")
+ECMA_SUFFIXES = suffixes_of(server="typescript")
 
 
 def plan_rename(server: SemanticServer, ws: Workspace, path: Path, pos: Position, new_name: str, *,
@@ -57,7 +58,7 @@ def plan_rename(server: SemanticServer, ws: Workspace, path: Path, pos: Position
                     target=location_of(rel, Range(pos, Position(pos.line, pos.character + len(old)))))
     coll = Collector(new_name, old_name=old, rel=sources.rel)
     started = time.monotonic()
-    _send_decoded(server, sources, old, plan.notes)
+    _send_decoded(server, sources, old, plan.notes, limits.opened_files)
     review_only: Path | None = None
     embedded: list[tuple[Path, Position]] = []
     if language == "python":
@@ -90,16 +91,20 @@ def complete_references(server: SemanticServer, ws: Workspace, path: Path, pos: 
     return plan_rename(server, ws, path, pos, old, limits=limits)
 
 
-def _send_decoded(server: SemanticServer, sources: Sources, name: str, notes: list[str]) -> None:
+def _send_decoded(server: SemanticServer, sources: Sources, name: str, notes: list[str], limit: int) -> None:
     """A server reads the files it was not sent from disk as UTF-8: in a GBK or Latin-1 file it sees
     replacement characters (a broken parse, other columns than ours) and misses the uses there. Send
-    it every such file that holds the name, as the workspace decodes it, before it answers."""
-    for path in sources.files_containing(name):
-        if not sources.is_utf8(path):
-            try:
-                server.sync(path)
-            except BridgeError as exc:
-                notes.append(f"could not send {sources.ws.display(path)} to the server: {exc}")
+    it every such file that holds the name (at most `limit`), as the workspace decodes it, before it
+    answers."""
+    other = [path for path in sources.files_containing(name) if not sources.is_utf8(path)]
+    for path in other[:limit]:
+        try:
+            server.sync(path)
+        except BridgeError as exc:
+            notes.append(f"could not send {sources.rel(path)} to the server: {exc}")
+    if len(other) > limit:
+        notes.append(f"{len(other) - limit} more non-UTF-8 file(s) holding {name!r} were not sent to the server; "
+                     "it may miss uses there (the review list shows them)")
 
 
 def _identifier_at(text: str, pos: Position) -> str | None:

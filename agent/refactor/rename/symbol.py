@@ -17,9 +17,9 @@ from lsp_bridge.types import Position, Range
 
 from ...errors import ToolFailure
 from ...semantic.identifiers import check_identifier
+from ...semantic.name_occurrences import NameSearch, unconfirmed_hits
 from ...semantic.sessions import UNAVAILABLE, server_unavailable, session_for
 from ...semantic.target import Target
-from ...semantic.textscan import NameSearch, unconfirmed_hits
 from ...toolcontext import ToolContext
 from ..plan import EditPlan, ReviewItem, location_of
 from .engine import plan_rename

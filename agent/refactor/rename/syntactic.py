@@ -7,8 +7,8 @@ from __future__ import annotations
 from lsp_bridge.types import Position, Range
 
 from ...errors import ToolFailure
+from ...semantic.name_occurrences import CodeHit, NameSearch, code_hits
 from ...semantic.target import Target
-from ...semantic.textscan import CodeHit, NameSearch, code_hits
 from ...syntax import local_occurrences
 from ...toolcontext import ToolContext
 from ..plan import EditPlan

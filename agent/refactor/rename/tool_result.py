@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...changes import MAX_DIFF_CHARS, bounded, changed_lines, unified_diff
+from ...commit import MAX_DIFF_CHARS, bounded, changed_lines, unified_diff
 from ...result import ToolResult
 from ...semantic.target import Target
 from ...toolcontext import ToolContext

@@ -15,9 +15,9 @@ from lsp_bridge.errors import BridgeError, NotReady
 from lsp_bridge.types import FileLocation, Position, Range
 
 from ...errors import ToolFailure
+from ...semantic.name_occurrences import NameSearch, unconfirmed_hits
 from ...semantic.sessions import UNAVAILABLE, server_unavailable, session_for
 from ...semantic.target import Target
-from ...semantic.textscan import NameSearch, unconfirmed_hits
 from ...toolcontext import ToolContext
 from ..plan import EditPlan, ReviewItem, location_of
 from ..rename.hierarchy import Hierarchy

@@ -1,0 +1,47 @@
+"""What every entry point (the CLI, the MCP server, the daemon, an agent run) does first: load
+the settings once, build the ToolContext with its post-edit checks and the terminal's progress
+bar, and load the tool modules into the registry.
+
+It sits above the tools and the layers they use, so those layers never reach up: they receive
+the context, the checks and the progress bar from here.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .config import Settings, load_settings
+from .progressbar import terminal_progress
+from .registry import REGISTRY, Registry
+from .semantic.diagnostics import DiagnosticsDelta, ServerSync
+from .syntax.guard import SyntaxGuard
+from .toolcontext import ToolContext
+from .workspace import Workspace
+
+
+def open_context(root: str | os.PathLike[str], *, settings: Settings | None = None, **kw: Any) -> ToolContext:
+    """The ToolContext of one session on `root`: `settings` (loaded from `root` when not given),
+    the default edit checks installed, index progress drawn on the terminal. `kw` goes to
+    ToolContext (run_id, on_output). Raises ConfigError or a workspace error (CodeagentError)."""
+    settings = settings or load_settings(root)
+    ws = Workspace(root, max_read_bytes=settings.workspace.max_read_bytes)
+    kw.setdefault("show_progress", terminal_progress(settings.syntax.progress))
+    ctx = ToolContext(ws, settings, **kw)
+    install_default_checks(ctx)
+    return ctx
+
+
+def install_default_checks(ctx: ToolContext) -> None:
+    """The edit checks every session runs, in order: the syntax guard (may reject), then the
+    semantic ones (they only act when a language server already runs)."""
+    ctx.edit_checks.append(SyntaxGuard(ctx.settings.syntax))
+    ctx.edit_checks.append(ServerSync())
+    ctx.edit_checks.append(DiagnosticsDelta())
+
+
+def load_all_tools() -> Registry:
+    """Import every tool module (importing registers its tools) and return the full registry."""
+    from . import tools  # noqa: F401  (here and not at the top: the one-shot CLI paths skip it)
+
+    return REGISTRY

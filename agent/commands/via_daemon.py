@@ -1,0 +1,91 @@
+"""`codeagent def|refs|rename|diagnostics` answered by the workspace's warm daemon, before any heavy import.
+
+With a daemon up, a call is a few milliseconds of work; the CLI's own start-up (the settings
+models, the tool registry) took ~0.25 s of it. Here the command is parsed with the standard
+library only and sent to the daemon with a fingerprint of the settings' sources (config files,
+environment) instead of the settings themselves. The daemon answers when an earlier, full call
+told it that fingerprint matches its settings; in every other case — no daemon, another build, a
+fingerprint it does not know, `--no-daemon`, `--compare`, anything unusual in the arguments —
+`try_fast` returns None and the normal path runs (and reports any error itself).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .arguments import ARGUMENTS, COMMON, NO_DAEMON, TOOLS, tool_args
+from .output import EXIT_USAGE, UsageError, emit
+
+REQUEST_TIMEOUT = 3600.0  # a warm daemon answers in well under a second; this only bounds a hang
+
+
+class _Quiet(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # no usage text here: the normal path prints it
+        raise UsageError(message)
+
+
+def _parser(command: str) -> argparse.ArgumentParser:
+    """The command's own grammar (arguments.py), without help: the normal path prints usage."""
+    p = _Quiet(prog=f"codeagent {command}", add_help=False)
+    for flags, kw in (*ARGUMENTS[command], *COMMON, NO_DAEMON):
+        p.add_argument(*flags, **kw)
+    return p
+
+
+def try_fast(argv: Sequence[str]) -> int | None:
+    """Run the command through a warm daemon; None when the normal path must handle it."""
+    if not argv or argv[0] not in TOOLS or os.environ.get("CODEAGENT_LSP_DAEMON") == "never":
+        return None
+    command = argv[0]
+    try:
+        args = _parser(command).parse_args(list(argv[1:]))
+        if args.no_daemon or getattr(args, "compare", False) or getattr(args, "view", False):
+            return None
+        root = Path(args.root).expanduser().resolve()
+        if not root.is_dir():
+            return None
+        call_args = tool_args(command, args, root)
+    except (UsageError, SystemExit, OSError, ValueError):
+        return None
+    reply = _ask(root, TOOLS[command], call_args)
+    if reply is None:
+        return None
+    result: dict[str, Any] = reply["result"]
+    if not result.get("success") and (result.get("data") or {}).get("usage_error"):
+        print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
+        return EXIT_USAGE
+    return emit(args.json, result)
+
+
+def _ask(root: Path, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    from ..daemon.protocol import (
+        DaemonError,
+        build_id,
+        inputs_id,
+        recv_message,
+        send_message,
+        state_dir,
+    )
+
+    try:
+        sock_path = state_dir(root) / "sock"
+        if not sock_path.exists():
+            return None
+        message = {"op": "tool", "build": build_id(), "inputs": inputs_id(root), "name": name, "args": arguments}
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(5.0)
+            sock.connect(str(sock_path))
+            sock.settimeout(REQUEST_TIMEOUT)
+            send_message(sock, message)
+            reply = recv_message(sock)
+    except (OSError, DaemonError):
+        return None
+    if not reply.get("ok") or not isinstance(reply.get("result"), dict):
+        return None  # another build, unknown settings, a daemon error: the normal path decides
+    return reply

@@ -1,0 +1,11 @@
+"""The per-workspace daemon: a background process hosting the tool registry with warm language
+servers, and the CLI's way to reach it.
+
+    protocol.py  the socket protocol, state folders, build and settings fingerprints (stdlib only:
+                 the CLI's warm fast path imports it)
+    client.py    DaemonClient: start (fork), ping, stop, call_tool from the CLI
+    server.py    Daemon: one ToolContext and the registry, serving calls on a unix socket
+
+It sits above the tools (it hosts any of them) and may import every layer below the entry points;
+no tool, the semantic layer or the syntax layer imports it. protocol.py imports nothing heavy.
+"""

@@ -1,0 +1,298 @@
+"""Fast textual search for one name across the workspace's source files: the candidate files and
+the identifier tokens with that name in code (the syntax layer), for "occurrences the server did
+not confirm" reports and the syntactic fallback.
+
+Which files count is ripgrep's choice in every mode (its ignore rules: .gitignore, hidden files),
+so a daemon and an in-process call report the same. A one-shot session asks `rg -l` (started at
+once, so it runs while the language server answers); a long-lived session (the daemon) keeps a
+`SourceListing` — `rg --files`, redone only when folders change — and searches file texts it holds.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import os
+import subprocess
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..languages import server_language, suffixes_of, syntax_language
+from ..ripgrep import find_rg
+from ..toolcontext import ToolContext
+from ..walk import iter_files
+from .filecache import file_cache
+from .watch import NewFileWatcher
+
+MAX_FILES = 5_000
+MAX_CHECKED_FILES = 300  # files parsed per query for unconfirmed occurrences
+RG_TIMEOUT = 30.0
+_LISTING = "semantic.listing"
+_executor = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="codeagent-namesearch")
+# Parses candidate files while the server computes its answer (the review list needs them after).
+_prepare_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeagent-prepare")
+
+_FAMILY_GLOBS = {family: tuple(f"*{s}" for s in suffixes_of(server=family)) for family in ("python", "typescript")}
+
+
+def _rg_command(rg: str, ctx: ToolContext, family: str) -> list[str]:
+    """The file selection both modes share."""
+    cmd = [rg, "--no-messages", "--no-config", "--max-filesize", f"{ctx.workspace.max_read_bytes}"]
+    for glob in _FAMILY_GLOBS[family]:
+        cmd += ["--glob", glob]
+    return [*cmd, "--glob", "!.codeagent"]
+
+
+def _rel_lines(out: bytes) -> list[str]:
+    rels = (os.path.normpath(p) for p in out.decode("utf-8", "surrogateescape").splitlines() if p)
+    return sorted(Path(p).as_posix() for p in rels)
+
+
+@dataclass(frozen=True, slots=True)
+class CodeHit:
+    path: str  # workspace-relative
+    line: int  # 0-based
+    column: int  # 0-based characters
+
+
+class SourceListing:
+    """The workspace's source files (ripgrep's selection), kept for a long-lived session and
+    refreshed when a folder changes (files created, deleted or renamed)."""
+
+    def __init__(self, ctx: ToolContext):
+        self.ctx = ctx
+        self.watcher = NewFileWatcher(ctx.workspace.root)
+        self.ready = False  # every source file's text is in the session's cache
+        self._files: dict[str, list[str]] = {}
+        self._lock = threading.Lock()
+
+    def poll(self) -> list[Path]:
+        """Source files created or deleted since the last poll; the listing follows them."""
+        changed = self.watcher.poll()
+        if changed:
+            with self._lock:
+                self._files.clear()
+        root, events = str(self.ctx.workspace.root), self.watcher.events
+        if events is None:
+            file_cache(self.ctx).follow(None, None)
+        else:
+            watcher = self.watcher
+            file_cache(self.ctx).follow(lambda rel: watcher.covers(os.path.join(root, rel)),
+                                        [os.path.relpath(p, root) for p in events if p.startswith(root + os.sep)],
+                                        watcher.generation)
+        return changed
+
+    def files(self, family: str) -> list[str] | None:
+        """Workspace-relative paths of one family, or None when ripgrep is unavailable."""
+        with self._lock:
+            if family in self._files:
+                return self._files[family]
+        rg = find_rg(self.ctx.workspace.root)
+        if rg is None or family not in _FAMILY_GLOBS:
+            return None
+        try:
+            proc = subprocess.run([*_rg_command(rg, self.ctx, family), "--files", "."], cwd=self.ctx.workspace.root,
+                                  capture_output=True, timeout=RG_TIMEOUT, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if proc.returncode not in (0, 1):
+            return None
+        listed = _rel_lines(proc.stdout)
+        with self._lock:
+            self._files[family] = listed
+        return listed
+
+    def prefetch(self, between: Callable[[], object] | None = None) -> None:
+        """Read every source file into the session's cache; searches then run in memory.
+        `between` is called before each file (the daemon waits there while a request runs)."""
+        cache = file_cache(self.ctx)
+        cache.index_words()
+        for family in _FAMILY_GLOBS:
+            for rel in self.files(family) or []:
+                if between is not None:
+                    between()
+                cache.text(rel)
+        self.ready = True
+
+
+def source_listing(ctx: ToolContext) -> SourceListing:
+    """Create (or get) the session's listing; only long-lived sessions should."""
+    return ctx.service(_LISTING, lambda: SourceListing(ctx))
+
+
+class NameSearch:
+    """Files of one language family whose text contains `name` as a word. Construct it before a
+    slow server request (ripgrep starts at once) and call `files()` afterwards."""
+
+    def __init__(self, ctx: ToolContext, name: str, family: str):
+        self.ctx = ctx
+        self.name = name
+        self.family = family
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._result: concurrent.futures.Future[list[str]] | None = None
+        listing = source_listing(ctx) if ctx.has_service(_LISTING) else None
+        self._listing = listing if listing is not None and listing.ready else None
+        rg = find_rg(self.ctx.workspace.root)
+        if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
+            cmd = [*_rg_command(rg, ctx, family), "--files-with-matches", "--word-regexp", "--fixed-strings",
+                   "-e", name, "--", "."]
+            try:
+                self._proc = subprocess.Popen(cmd, cwd=ctx.workspace.root, stdout=subprocess.PIPE,
+                                              stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+            except OSError:
+                self._proc = None
+            else:  # it runs beside the server's own work (a cold start's indexing): never ahead of it
+                with contextlib.suppress(OSError, AttributeError):
+                    os.setpriority(os.PRIO_PROCESS, self._proc.pid, 19)
+
+    def start(self) -> NameSearch:
+        """Compute the candidates in a background thread now (for a search beside a server request),
+        then parse them (code occurrences, cached for the session) until `stop_preparing`."""
+        if self._result is None:
+            self._result = _executor.submit(self._files)
+            self._stopped = threading.Event()
+            _prepare_pool.submit(self._prepare)
+        return self
+
+    _stopped: threading.Event | None = None
+
+    def stop_preparing(self) -> None:
+        """The answer is in: whoever needs a file's occurrences from now on parses it itself."""
+        if self._stopped is not None:
+            self._stopped.set()
+
+    def _prepare(self) -> None:
+        assert self._result is not None and self._stopped is not None
+        try:
+            files = self._result.result()
+        except Exception:
+            return
+        cache = file_cache(self.ctx)
+        for rel in files[:MAX_CHECKED_FILES]:
+            if self._stopped.is_set():
+                return
+            language = syntax_language(rel)
+            if language is not None:
+                cache.code_occurrences(rel, language, self.name)
+
+    def files(self) -> list[str]:
+        """Workspace-relative paths, sorted (at most MAX_FILES)."""
+        if self._result is not None:
+            return self._result.result()
+        return self._files()
+
+    def _files(self) -> list[str]:
+        if self._listing is not None:
+            listed = self._listing.files(self.family)
+            if listed is not None:
+                cache = file_cache(self.ctx)
+                indexed = cache.with_word(listed, self.name)  # the cache's word index: no scan
+                if indexed is not None:
+                    return indexed[:MAX_FILES]
+                # A substring is enough here: callers look for whole identifier tokens anyway.
+                return [rel for rel in listed if self.name in (cache.text(rel) or "")][:MAX_FILES]
+        if self._proc is not None:
+            try:
+                out, _ = self._proc.communicate(timeout=RG_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.communicate()
+                out = None
+            if out is not None and self._proc.returncode in (0, 1):
+                return _rel_lines(out)[:MAX_FILES]
+        return self._walk()
+
+    def _walk(self) -> list[str]:
+        """Without ripgrep: the gitignore-aware walk (slower; the selection may differ slightly)."""
+        root = self.ctx.workspace.root
+        found = []
+        for path in iter_files(root, root):
+            if server_language(path) != self.family:
+                continue
+            rel = Path(path).resolve().relative_to(root).as_posix()
+            if self.name in (file_cache(self.ctx).text(rel) or ""):
+                found.append(rel)
+            if len(found) >= MAX_FILES:
+                break
+        return sorted(found)
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c in "_$"
+
+
+def word_positions(text: str, name: str) -> list[tuple[int, int]]:
+    """0-based (line, column) of `name` as a whole word (str.find: a regex with a look-behind
+    cannot use the fast literal search, and this runs over every candidate file per query)."""
+    out: list[tuple[int, int]] = []
+    size, end = len(name), len(text)
+    line, scanned = 0, 0
+    pos = text.find(name)
+    while pos != -1:
+        after = pos + size
+        if (pos == 0 or not _word_char(text[pos - 1])) and (after >= end or not _word_char(text[after])):
+            line += text.count("\n", scanned, pos)
+            scanned = pos
+            out.append((line, pos - (text.rfind("\n", 0, pos) + 1)))
+        pos = text.find(name, pos + 1)
+    return out
+
+
+def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int]] | None = None) -> list[CodeHit]:
+    """Identifier tokens equal to `name` in code (not strings/comments) in one file. With `only`,
+    the file is parsed only if some word match is not in `only` (the already-confirmed sites),
+    and just the unconfirmed hits are returned."""
+    language = syntax_language(rel)
+    if language is None:
+        return []
+    cache = file_cache(ctx)
+    text = cache.text(rel)
+    if text is None:
+        return []
+    if only is not None:
+        words = [p for p in word_positions(text, name) if p not in only]
+        if not words:
+            return []
+    hits = [CodeHit(rel, ln, col) for ln, col in cache.code_occurrences(rel, language, name)]
+    if only is not None:
+        hits = [h for h in hits if (h.line, h.column) not in only]
+    return hits
+
+
+@dataclass
+class Unconfirmed:
+    """Same-name identifiers in code that no answer accounted for; `unchecked` files were left
+    out once MAX_CHECKED_FILES files needed a parse (a very common name)."""
+
+    hits: list[CodeHit]
+    unchecked: int = 0
+
+
+def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, set[tuple[int, int]]],
+                     *, exclude: str | None = None) -> Unconfirmed:
+    """Identifier tokens `search.name` in code, in the candidate files, at no confirmed position.
+    Files whose occurrences are cached cost nothing and do not count against MAX_CHECKED_FILES."""
+    out = Unconfirmed([])
+    checked = 0
+    files = search.files()
+    search.stop_preparing()
+    cache = file_cache(ctx)
+    for rel in files:
+        if rel == exclude:
+            continue
+        only = confirmed.get(rel, set())
+        known = cache.cached_occurrences(rel, search.name)  # parsed already (during the request)
+        if known is not None:
+            out.hits.extend(CodeHit(rel, ln, col) for ln, col in known if (ln, col) not in only)
+            continue
+        text = cache.text(rel)
+        if text is None or all(p in only for p in word_positions(text, search.name)):
+            continue
+        if checked >= MAX_CHECKED_FILES:
+            out.unchecked += 1
+            continue
+        checked += 1
+        out.hits.extend(code_hits(ctx, rel, search.name, only=only))
+    return out

@@ -1,0 +1,39 @@
+"""Start the language server a one-shot semantic command will need before loading the tools.
+
+`codeagent rename|refs|def|diagnostics` without a warm daemon, and a daemon just forked, import the
+protocol layer and the tools (~0.5 s) before the first request. The server boots in about the same
+time on another core, so it is spawned first (see lsp_bridge.processes) and the session adopts it.
+Imports nothing heavy; never installs anything (a missing server is reported by the session).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..config import Settings
+from ..languages import server_language
+
+
+def start_server_early(settings: Settings, root: Path, file_path: str | Path) -> bool:
+    """Spawn the server for `file_path`'s language in `root` (as the session would start it).
+    False when nothing was started: no server for that file, not installed, or unstartable."""
+    language = server_language(file_path)
+    return language is not None and start_language_early(settings, root, language)
+
+
+def start_language_early(settings: Settings, root: Path, language: str) -> bool:
+    from lsp_bridge.errors import BridgeError
+    from lsp_bridge.processes import start_early
+    from lsp_bridge.servers import get_spec, resolve_command
+
+    lsp = settings.lsp
+    command = lsp.server_commands.get(language)
+    if not command:
+        name = lsp.python_server if language == "python" else lsp.typescript_server
+        try:
+            command, _folder = resolve_command(
+                get_spec(name), cache_dir=Path(lsp.install_dir).expanduser() if lsp.install_dir else None,
+                auto_install=False)
+        except BridgeError:
+            return False
+    return start_early(command, cwd=Path(root).resolve())

@@ -1,0 +1,111 @@
+"""Search tools: find_files (glob) and search_in_files (ripgrep, or the same search in Python)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from ..errors import ToolFailure
+from ..grep import Query, render, search
+from ..registry import tool
+from ..result import ToolResult
+from ..toolcontext import ToolContext
+from ..walk import compile_glob, iter_files
+from ..workspace import Workspace
+
+MAX_FOUND_FILES = 1000
+
+
+class FindFilesInput(BaseModel):
+    pattern: str = Field(
+        min_length=1,
+        description="Glob such as '**/*.py', 'src/**/test_*.ts' or '*.{js,jsx}'. A pattern without '/' matches "
+        "file names at any depth.",
+    )
+    path: str = Field(".", description="Folder to search in, relative to the workspace root.")
+
+
+def _start(ws: Workspace, path: str) -> Path:
+    real = ws.resolve(path)
+    if not real.exists():
+        raise ToolFailure(f"{ws.display(real)}: no such file or folder")
+    return real
+
+
+def _selected(ws: Workspace, start: Path, glob: str | None) -> list[Path]:
+    try:
+        match = compile_glob(glob) if glob else None
+    except ValueError as exc:
+        raise ToolFailure(str(exc)) from exc
+    if match is None:
+        return list(iter_files(ws.root, start))
+    base = start if start.is_dir() else start.parent
+    return [f for f in iter_files(ws.root, start) if match(f.relative_to(base).as_posix())]
+
+
+@tool(name="find_files", model=FindFilesInput)
+def find_files(ctx: ToolContext, args: FindFilesInput) -> ToolResult:
+    """Find files by glob pattern (paths relative to `path`), sorted. Leaves out .git,
+    node_modules, virtualenvs and gitignored files."""
+    ws = ctx.workspace
+    start = _start(ws, args.path)
+    found = sorted(ws.display(f) for f in _selected(ws, start, args.pattern))
+    shown = found[:MAX_FOUND_FILES]
+    if not found:
+        return ToolResult.ok(f"no files match {args.pattern!r} in {ws.display(start)}", files=[], total=0)
+    out = "\n".join(shown)
+    if len(found) > len(shown):
+        out += (f"\n[... {len(found) - len(shown)} more files not shown ({len(found)} in all); "
+                "use a narrower pattern or path ...]")
+    return ToolResult.ok(out, files=shown, total=len(found), truncated=len(found) > len(shown))
+
+
+class SearchInFilesInput(BaseModel):
+    pattern: str = Field(min_length=1, description="What to search for: a regular expression, or plain text with regex=false.")
+    path: str = Field(".", description="File or folder to search, relative to the workspace root.")
+    regex: bool = Field(True, description="Treat the pattern as a regular expression (false: literal text).")
+    case_sensitive: bool = Field(True, description="Match case exactly (false: ignore case).")
+    glob: str | None = Field(None, description="Only search files matching this glob, e.g. '*.py' or 'src/**/*.ts'.")
+    context_lines: int = Field(0, ge=0, le=20, description="Lines of context to show before and after each match.")
+    max_results: int = Field(200, ge=1, le=5000, description="Most matching lines to show.")
+
+
+@tool(name="search_in_files", model=SearchInFilesInput)
+def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
+    """Search file contents for a regular expression or literal text, line by line; results as
+    `path:line: text` (context lines as `path-line- text`), sorted by path. Gitignore-aware;
+    binary files and files over the read limit are skipped."""
+    ws = ctx.workspace
+    start = _start(ws, args.path)
+    limit = ctx.settings.workspace.max_read_bytes
+    cut = len(str(ws.root)) + 1
+    named = sorted(((f, str(f)[cut:].replace(os.sep, "/")) for f in _selected(ws, start, args.glob)),
+                   key=lambda item: item[1])
+    files: list[tuple[Path, str]] = []
+    too_big: list[str] = []
+    for f, name in named:
+        try:
+            size = f.stat().st_size
+        except OSError:
+            continue
+        if size > limit:
+            too_big.append(name)
+        else:
+            files.append((f, name))
+    query = Query(args.pattern, args.regex, args.case_sensitive, args.context_lines, args.max_results)
+    outcome = search(files, query, engine=ctx.settings.workspace.search_engine, root=ctx.workspace.root,
+                     timeout=ctx.settings.workspace.search_timeout)
+    text = render(outcome, query, ws.display(start))
+    if too_big:
+        text += f"\n({len(too_big)} files over the {limit}-byte read limit not searched: {', '.join(too_big[:5])})"
+    if outcome.note:
+        text += f"\n({outcome.note})"
+    matches = [{"path": h.path, "line": h.line, "column": h.column, "text": h.text}
+               for h in outcome.hits if h.column is not None]
+    return ToolResult.ok(
+        text, matches=matches, total_matches=outcome.total, files_with_matches=outcome.files_with_matches,
+        files_searched=outcome.files_searched, truncated=outcome.shown < outcome.total,
+        timed_out=outcome.timed_out, skipped_large=too_big, engine=outcome.engine,
+    )
