@@ -23,6 +23,7 @@ from .outcome import finish, refused
 from .plan import EditPlan
 from .rename.pysource import PySource, ancestors, text_of
 from .rename.sources import Sources
+from .stub_twin import twin
 
 _DEFS = ("function_definition", "class_definition")
 _IMPORTS = ("import_from_statement", "import_statement")
@@ -73,14 +74,19 @@ class DeletePlanner:
             raise ToolFailure(f"{self.target.location}: not the name of a function, class, method or variable at "
                               "its definition")
         self.src, self.node = src, node
+        other = twin(self.sources, src, ident)  # type: ignore[arg-type]
         try:
             refs = self.session.references(src.path, src.position(ident.start_point), False)  # type: ignore[union-attr]
+            if other is not None:  # uses resolved through the stub are references to the stub's declaration
+                refs = refs + self.session.references(other[0].path, other[0].position(other[1].start_point), False)
         except NotReady as exc:
             raise ToolFailure(f"{exc}; nothing was changed, try again when it has finished indexing") from exc
         except BridgeError as exc:
             raise ToolFailure(f"safe_delete: the server failed to list references ({exc})") from exc
         reexports: dict[Path, list[ts.Node]] = {}
         stubs: list[tuple[PySource, ts.Node]] = []
+        if other is not None and other[0].path.suffix == ".pyi" and (stub := _definition(*other)) is not None:
+            stubs.append((other[0], stub))
         for loc in refs:
             self._classify(loc, reexports, stubs)
         if self.references:
@@ -118,7 +124,8 @@ class DeletePlanner:
         if src.path == self.src.path and _inside(ident, self.node):
             return  # the definition's own body (recursion) goes with it
         if src.path.suffix == ".pyi" and (stub := _definition(src, ident)) is not None:
-            stubs.append((src, stub))
+            if all(known != stub for _s, known in stubs):
+                stubs.append((src, stub))
             return
         stmt = next((a for a in ancestors(ident) if a.type in _IMPORTS), None)
         if stmt is not None and src.path.name in ("__init__.py", "__init__.pyi") \

@@ -49,3 +49,24 @@ def test_delete_dry_run_writes_nothing(shapes: Path, tree: Tree, cli: Callable[.
     assert out.returncode == 0, out.stderr
     assert "-def spare_helper(name):" in out.json["data"]["diff"]
     assert tree(shapes) == before
+
+
+STUB = ("import os\n\nclass Canvas:\n    def draw(self, shape, color, width: int = ...) -> str: ...\n\n"
+        "def scaled(length, factor, offset: int = ...) -> float: ...\n"
+        "def spare_helper(name: str) -> str: ...\n"
+        "def circle_area(radius: float) -> float: ...\n")
+
+
+def test_uses_resolved_through_a_stub_refuse_and_the_stub_declaration_goes_with_the_definition(
+        shapes: Path, tree: Tree, cli: Callable[..., Any]) -> None:
+    # with geometry.pyi beside it, the server resolves the test's import to the stub's declaration
+    (shapes / "shapes/geometry.pyi").write_text(STUB)
+    before = tree(shapes)
+    out = cli("delete", "shapes/geometry.py:19:5", "--root", str(shapes), "--json", cwd=shapes)
+    assert out.returncode == 1
+    assert "tests/test_shapes.py:6:12: assert circle_area(1) > 3" in out.json["error"]
+    assert tree(shapes) == before
+    out = cli("delete", "shapes/geometry.py:14:5", "--root", str(shapes), "--json", cwd=shapes)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert (shapes / "shapes/geometry.pyi").read_text() == STUB.replace("def spare_helper(name: str) -> str: ...\n", "")
+    assert "spare_helper" not in (shapes / "shapes/geometry.py").read_text()

@@ -23,6 +23,7 @@ from ..plan import EditPlan, ReviewItem, location_of
 from ..rename.hierarchy import Hierarchy
 from ..rename.pysource import PySource, ancestors, owner_class, text_of
 from ..rename.sources import Sources
+from ..stub_twin import twin
 from .calls import Unsafe, rewrite
 from .params import Param, params_of, parse_spec, render
 from .params import merged as merged_params
@@ -117,6 +118,11 @@ class SignaturePlanner:
         family = self.family(src, func)
         self.class_names = {text_of(c.child_by_field_name("name")) for s, f in family
                             if (c := owner_class(f)) is not None}
+        for s, f in list(family):
+            name = f.child_by_field_name("name")
+            other = twin(self.sources, s, name) if name is not None else None
+            if other is not None and other[1].parent is not None and other[1].parent.type == "function_definition":
+                family.append((other[0], other[1].parent))  # the `.pyi` declaration beside it
         for s, f in family:
             self.decls[self._key(s, f)] = (s, f)
         for s, f in family:
