@@ -105,3 +105,14 @@ def test_new_annotated_parameter_reaches_an_override_in_another_module_without_i
         (shapes / "shapes/geometry.py").read_text()
     assert "    def draw(self, shape: str, color: str = \"red\", width: int = 2, *, dpi=72) -> str:\n" in \
         (shapes / "shapes/fancy.py").read_text()
+
+
+def test_call_through_an_untyped_value_that_might_be_the_method_refuses(shapes: Path, tree: Tree,
+                                                                         cli: Callable[..., Any]) -> None:
+    (shapes / "shapes/loose.py").write_text("def paint_any(thing):\n    return thing.draw(\"box\", \"red\")\n")
+    before = tree(shapes)
+    out = cli("signature", "shapes/geometry.py:6:9", "(self, shape, *, color, width=1)", "--root", str(shapes),
+              "--json", cwd=shapes)
+    assert out.returncode == 1
+    assert "shapes/loose.py:2:18:" in out.json["error"] and "cannot type" in out.json["error"]
+    assert tree(shapes) == before

@@ -29,6 +29,7 @@ from .params import Param, params_of, parse_spec, render
 from .params import merged as merged_params
 
 MAX_REFERENCE_REQUESTS = 200
+MAX_UNTYPED_CHECKS = 100  # same-named method calls the server is asked about
 
 
 def _decorators(func: ts.Node) -> set[str]:
@@ -233,10 +234,38 @@ class SignaturePlanner:
             pos = s.position(name.start_point)
             planned.setdefault(self.sources.rel(s.path), set()).add((pos.line, pos.character))
         scan = unconfirmed_hits(self.ctx, search, planned)
+        asked = 0
         for hit in scan.hits:
+            if self.method and asked < MAX_UNTYPED_CHECKS:
+                asked += 1
+                if self._untyped_call(hit.path, hit.line, hit.column):
+                    continue
             at = location_of(hit.path, _point(hit.line, hit.column))
             self.plan.review.append(ReviewItem(at, "code", self.sources.line(self.sources.root / hit.path, hit.line)))
         self.plan.review_total = len(self.plan.review)
+
+
+    def _untyped_call(self, rel: str, line: int, column: int) -> bool:
+        """A conflict (True) when `x.name(...)` at this unconfirmed hit calls a method on a value the
+        server cannot type: it might be this method, and its arguments would not follow."""
+        path = self.sources.root / rel
+        src = self.sources.parsed(path)
+        ident = src.identifier_at(Position(line, column)) if src is not None else None
+        attr = ident.parent if ident is not None else None
+        if src is None or ident is None or attr is None or attr.type != "attribute" \
+                or attr.child_by_field_name("attribute") != ident or attr.parent is None \
+                or attr.parent.type != "call" or attr.parent.child_by_field_name("function") != attr:
+            return False
+        try:
+            found = self.session.definition(path, Position(line, column))
+        except BridgeError:
+            return False
+        if found:
+            return False
+        self.plan.conflicts.append(f"{rel}:{line + 1}:{column + 1}: {src.line_text(line).strip()[:100]!r} calls "
+                                   f".{self.target.name}() on a value the server cannot type: it might be this "
+                                   "method, and its arguments would not follow")
+        return True
 
 
 def _point(line: int, column: int) -> Range:
