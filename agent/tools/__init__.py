@@ -7,6 +7,7 @@
     project.py           get_project_info, install_dependencies
     syntax.py            get_ast, list_symbols, find_symbol (tree-sitter)
     code.py              find_definition, find_references, rename_symbol, get_diagnostics (servers)
+    refactor.py          change_signature, safe_delete (servers + syntax tree; one plan, one undo)
     finish.py, memory.py finish, remember (toolset "agent")
 
 A tool module may import the layers below it (semantic, syntax, shell, commit, the workspace,

@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from agent.bootstrap import load_all_tools
+from agent.commands.context import make_context
+
 pytestmark = pytest.mark.timeout(900)
 
 Tree = Callable[[Path], dict[str, bytes]]
@@ -70,3 +73,22 @@ def test_uses_resolved_through_a_stub_refuse_and_the_stub_declaration_goes_with_
     assert out.returncode == 0, out.stdout + out.stderr
     assert (shapes / "shapes/geometry.pyi").read_text() == STUB.replace("def spare_helper(name: str) -> str: ...\n", "")
     assert "spare_helper" not in (shapes / "shapes/geometry.py").read_text()
+
+
+def test_agent_tools_give_the_cli_results(shapes: Path, tree: Tree, cli: Callable[..., Any]) -> None:
+    # the agent's (and so MCP's) tools are the same code as the commands: same refusal, same edit
+    before = tree(shapes)
+    registry = load_all_tools()
+    with make_context(str(shapes)) as ctx:
+        refused = registry.call(ctx, "safe_delete", {"file_path": "shapes/geometry.py", "line": 19, "column": 5})
+        signature = registry.call(ctx, "change_signature", {
+            "file_path": "shapes/geometry.py", "line": 10, "column": 5, "new_params": "(length, factor, *, offset=0)",
+            "dry_run": True})
+    assert not refused.success and refused.data["conflict_count"] == 2
+    assert "tests/test_shapes.py:6:12: assert circle_area(1) > 3" in (refused.error or "")
+    assert signature.success, signature.error
+    assert "+    return [scaled(2, 3), scaled(length=4, factor=5, offset=1)]" not in signature.data["diff"]
+    assert "-    assert scaled(1, 2, 3) == 5\n+    assert scaled(1, 2, offset=3) == 5" in signature.data["diff"]
+    assert tree(shapes) == before
+    cli_out = cli("delete", "shapes/geometry.py:19:5", "--root", str(shapes), "--json", cwd=shapes)
+    assert cli_out.json["error"] == refused.error
