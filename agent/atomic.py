@@ -122,5 +122,7 @@ def ensure_state_dir(folder: Path) -> None:
     folder.mkdir(exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists() and not ignore.is_symlink():
-        ignore.write_text(STATE_IGNORE, encoding="utf-8")
+        # best effort: a full disk must not stop a command or an edit over an ignore file
+        with contextlib.suppress(OSError):
+            ignore.write_text(STATE_IGNORE, encoding="utf-8")
 

@@ -26,6 +26,7 @@ from pydantic import (
     model_validator,
 )
 
+from .configpaths import ENV_VARS as ENV_VARS  # re-exported: the table of variables that feed settings
 from .configpaths import PROJECT_CONFIG, env_overrides, trust_store_path, user_config_path
 from .configtrust import describe_ignored, split_project
 from .errors import CodeagentError

@@ -9,7 +9,7 @@ commits it as one journaled operation.
     render.py   a plan as text;  compare.py  a plan beside a word-boundary text replacement
     rename/     the rename engine (rename today; move / change signature / safe delete next)
 
-May import: lsp_bridge, and agent's lower layers (errors, result, workspace, changes, walk,
+May import: lsp_bridge, and agent's lower layers (errors, result, workspace, commit, walk,
 toolcontext, syntax, semantic). Never the tools, the commands, the CLI, the daemon or the loop.
 """
 

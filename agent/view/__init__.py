@@ -9,5 +9,5 @@ operations.py (journal entries, undo), diffs.py (unified diff → highlighted ro
 
 May import: agent's public readers and seams (trajectory, journal, workspace, registry,
 toolcontext, commit.unified_diff, result.content_hash, refactor.compare) and, in launch.py only,
-agent.cli. Nothing below the view imports it; it writes only through `Workspace.undo_many`.
+the entry points' bootstrap and commands.context/output. Nothing below the view imports it; it writes only through `Workspace.undo_many`.
 """

@@ -10,7 +10,7 @@ a review list of occurrences no rule confirmed, as one EditPlan.
                     pysource / pystrings (Python syntax), review, reasons, limits, builtin_members
 
 May import: lsp_bridge, agent.refactor's plan/commit, and agent's lower layers (errors, result,
-workspace, changes, walk, toolcontext, syntax, semantic). Never tools, commands, the CLI or the daemon.
+workspace, commit, walk, toolcontext, syntax, semantic). Never tools, commands, the CLI or the daemon.
 """
 
 from .engine import complete_references, plan_rename

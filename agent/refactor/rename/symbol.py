@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from lsp_bridge import LspSession
-from lsp_bridge.errors import BridgeError, InvalidEdit, NotReady, RenameRefused, StaleFile
+from lsp_bridge.errors import InvalidEdit, NotReady, RenameRefused, StaleFile
 from lsp_bridge.types import Position, Range
 
 from ...errors import ToolFailure
@@ -87,8 +87,6 @@ def _engine_plan(ctx: ToolContext, session: LspSession, target: Target, new_name
         raise ToolFailure(f"the server's rename edit is unsafe ({exc}); nothing was written") from exc
     except UNAVAILABLE:
         raise
-    except BridgeError as exc:
-        raise ToolFailure(f"rename_symbol: {exc}") from exc
     if not plan.sites and not plan.file_ops:
         raise ToolFailure(f"the language server returned no edits for renaming {target.name!r} at {target.location}")
     plan.target = target.location
