@@ -32,6 +32,15 @@ def client_capabilities() -> lsp.ClientCapabilities:
             implementation=lsp.ImplementationClientCapabilities(link_support=True),
             type_definition=lsp.TypeDefinitionClientCapabilities(link_support=True),
             references=lsp.ReferenceClientCapabilities(),
+            hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown, lsp.MarkupKind.PlainText]),
+            call_hierarchy=lsp.CallHierarchyClientCapabilities(),
+            type_hierarchy=lsp.TypeHierarchyClientCapabilities(),
+            # Quick fixes as literals with their edits; the rest resolved on demand (codeAction/resolve).
+            code_action=lsp.CodeActionClientCapabilities(
+                code_action_literal_support=lsp.ClientCodeActionLiteralOptions(
+                    code_action_kind=lsp.ClientCodeActionKindOptions(value_set=list(lsp.CodeActionKind))),
+                is_preferred_support=True, disabled_support=True, data_support=True,
+                resolve_support=lsp.ClientCodeActionResolveOptions(properties=["edit"])),
             rename=lsp.RenameClientCapabilities(prepare_support=True),
             publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(version_support=True),
             diagnostic=lsp.DiagnosticClientCapabilities(dynamic_registration=True),

@@ -7,6 +7,9 @@
     project.py           get_project_info, install_dependencies
     syntax.py            get_ast, list_symbols, find_symbol (tree-sitter)
     code.py              find_definition, find_references, rename_symbol, get_diagnostics (servers)
+    navigation.py        type_info, call_hierarchy, find_implementations, type_hierarchy,
+                         code_actions, apply_code_action (servers)
+    symbol_edit.py       replace_symbol, insert_before_symbol, insert_after_symbol (syntax index)
     refactor.py          change_signature, safe_delete (servers + syntax tree; one plan, one undo)
     finish.py, memory.py finish, remember (toolset "agent")
 
@@ -21,9 +24,11 @@ from . import (
     files,  # noqa: F401
     finish,  # noqa: F401
     memory,  # noqa: F401
+    navigation,  # noqa: F401
     project,  # noqa: F401
     refactor,  # noqa: F401
     shell,  # noqa: F401
+    symbol_edit,  # noqa: F401
     syntax,  # noqa: F401
     workspace_search,  # noqa: F401
 )
