@@ -119,6 +119,9 @@ class LspSettings(_Section):
     diagnostics_wait: float = Field(
         5.0, ge=0, description="Seconds the diagnostics delta waits for the server's fresh diagnostics.")
     max_results: int = Field(500, ge=10, description="Most references or sites listed in one tool result.")
+    check_timeout: float = Field(
+        120.0, gt=0, description="Seconds a rename's check (`--check`, rename_symbol's check_diagnostics) waits for "
+        "the server to re-check the changed files; files not checked by then fail the check.")
 
 
 class SyntaxSettings(_Section):

@@ -42,6 +42,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "CODEAGENT_TS_SERVER": ("lsp", "typescript_server"),
     "CODEAGENT_SERVERS_DIR": ("lsp", "install_dir"),
     "CODEAGENT_LSP_DAEMON": ("lsp", "daemon"),
+    "CODEAGENT_CHECK_TIMEOUT": ("lsp", "check_timeout"),
     "CODEAGENT_DAEMON_IDLE_TIMEOUT": ("lsp", "daemon_idle_timeout"),
     "CODEAGENT_SANDBOX": ("shell", "sandbox"),
     "CODEAGENT_SHELL_POLICY": ("shell", "policy", "enabled"),

@@ -59,6 +59,7 @@ FIELD_TRUST: dict[str, Trust] = {
     "lsp.watch_files": "project",
     "lsp.diagnostics_delta": "project",
     "lsp.diagnostics_wait": "tighten",
+    "lsp.check_timeout": "tighten",
     "lsp.max_results": "tighten",
     "syntax.guard": "project",
     "syntax.index_cache": "project",

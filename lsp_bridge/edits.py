@@ -48,7 +48,7 @@ def _spans(text: str, changes: Sequence[Change]) -> list[tuple[int, int, str]]:
         rng = change.range
         start, end = lines.offset(rng.start), lines.offset(rng.end)
         if end < start:
-            raise InvalidEdit(f"edit range {rng} ends before it starts")
+            raise InvalidEdit(f"edit range {rng.shown()} ends before it starts")
         spans.append((start, end, index, change.new_text))
     # Inserts at one point keep their array order (LSP rule); an insert sorts before a replacement
     # starting at the same point.
@@ -56,7 +56,7 @@ def _spans(text: str, changes: Sequence[Change]) -> list[tuple[int, int, str]]:
     for before, after in zip(spans, spans[1:], strict=False):
         if after[0] < before[1]:
             raise InvalidEdit(
-                f"edits overlap: {changes[before[2]].range} and {changes[after[2]].range}"
+                f"edits overlap: {changes[before[2]].range.shown()} and {changes[after[2]].range.shown()}"
             )
     return [(start, end, new) for start, end, _, new in spans]
 
@@ -83,7 +83,7 @@ def _convert_range(lines: TextLines, rng: lsp.Range, encoding: Encoding, path: P
         line = lines.line(pos.line)
         if pos.line < len(lines.lines) and pos.character > to_units(line, len(line), encoding):
             raise InvalidEdit(
-                f"{path}: edit at {pos.line}:{pos.character} is past the end of its line "
+                f"{path}: edit at {pos.line + 1}:{pos.character + 1} (in the server's units) is past the end of its line "
                 "(the server saw different text?)"
             )
     converted = lines.range_from_server(rng, encoding)

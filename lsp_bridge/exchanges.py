@@ -24,7 +24,7 @@ async def rename_range(client: BridgeClient, doc: OpenDoc, pos: Position, *, ser
     fallback = convert.word_range(doc.lines, pos)
     if not (isinstance(provider, lsp.RenameOptions) and provider.prepare_provider):
         if fallback is None:
-            raise RenameRefused(f"no symbol at {doc.path}:{pos}")
+            raise RenameRefused(f"no symbol at {doc.path}:{pos.shown()}")
         return fallback
     params = lsp.PrepareRenameParams(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(doc.path)),
                                      position=doc.lines.to_server(pos, client.encoding))
@@ -33,13 +33,13 @@ async def rename_range(client: BridgeClient, doc: OpenDoc, pos: Position, *, ser
     except RequestFailed as exc:
         raise RenameRefused(str(exc).split(": ", 2)[-1]) from exc
     if result is None:
-        raise RenameRefused(f"{server}: the element at {doc.path.name}:{pos} cannot be renamed")
+        raise RenameRefused(f"{server}: the element at {doc.path.name}:{pos.shown()} cannot be renamed")
     if isinstance(result, lsp.Range):
         return doc.lines.range_from_server(result, client.encoding)
     if isinstance(result, lsp.PrepareRenamePlaceholder):
         return doc.lines.range_from_server(result.range, client.encoding)
     if fallback is None:
-        raise RenameRefused(f"no symbol at {doc.path}:{pos}")
+        raise RenameRefused(f"no symbol at {doc.path}:{pos.shown()}")
     return fallback
 
 

@@ -98,9 +98,10 @@ class TextLines:
         (the LSP rule); the position just after the last line (line == line count, column 0) is the
         end of the text; any other line outside the text raises InvalidEdit."""
         if pos.line < 0 or pos.character < 0:
-            raise InvalidEdit(f"negative position {pos}")
+            raise InvalidEdit(f"negative position {pos.line + 1}:{pos.character + 1} (1-based)")
         if pos.line >= len(self.lines):
             if pos.line == len(self.lines) and pos.character == 0:
                 return len(self.text)
-            raise InvalidEdit(f"position {pos} is past the end of the text ({len(self.lines)} lines)")
+            raise InvalidEdit(f"position {pos.line + 1}:{pos.character + 1} is past the end of the text "
+                              f"({len(self.lines)} lines)")
         return self.starts[pos.line] + min(pos.character, len(self.lines[pos.line]))

@@ -172,7 +172,7 @@ class LspSession:
             except RequestFailed as exc:
                 raise RenameRefused(str(exc)) from exc
             if result is None:
-                raise RenameRefused(f"{self.spec.name} returned no edit for a rename at {target}:{pos}")
+                raise RenameRefused(f"{self.spec.name} returned no edit for a rename at {target}:{pos.shown()}")
             return workspace_edit_to_file_edits(result, read=self._files.seen, encoding=client.encoding)
         return self._call(op)
 
@@ -340,7 +340,7 @@ class LspSession:
         doc = await self._files.sync(client, path)
         if pos is not None and (pos.line < 0 or pos.character < 0 or pos.line >= len(doc.lines.lines)
                                 or pos.character > len(doc.lines.line(pos.line))):
-            raise BridgeError(f"{path}: position {pos.line}:{pos.character} (0-based) is outside the file "
+            raise BridgeError(f"{path}:{pos.shown()}: the position is outside the file "
                               f"({len(doc.lines.lines)} lines)")
         if not await self._wait_ready(client, self.ready_timeout):
             raise NotReady(f"{self.spec.name} was still indexing {self.root} after {self.ready_timeout:g} s "

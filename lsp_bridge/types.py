@@ -16,8 +16,12 @@ class Position:
     line: int
     character: int
 
-    def __str__(self) -> str:
+    def __str__(self) -> str:  # 0-based, for debugging; messages use shown()
         return f"{self.line}:{self.character}"
+
+    def shown(self) -> str:
+        """`line:column`, 1-based, as a person counts (every message a user reads uses this)."""
+        return f"{self.line + 1}:{self.character + 1}"
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -25,8 +29,11 @@ class Range:
     start: Position
     end: Position
 
-    def __str__(self) -> str:
+    def __str__(self) -> str:  # 0-based, for debugging; messages use shown()
         return f"{self.start}-{self.end}"
+
+    def shown(self) -> str:
+        return f"{self.start.shown()}-{self.end.shown()}"
 
 
 @dataclass(frozen=True, slots=True)

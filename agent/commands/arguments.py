@@ -39,10 +39,14 @@ ARGUMENTS: dict[str, tuple[_Arg, ...]] = {
                        "view (see `codeagent view`)"}),
         (("--allow-syntactic",), {"action": _FLAG, "help": "without a language server, rename same-named "
                                   "identifiers in other files too"}),
-        (("--check",), {"action": _FLAG, "help": "after writing, wait for the language server to re-check the "
-                        "changed files and report the errors the rename introduced (off by default: a full "
-                        "re-check of every changed file costs seconds on big files; the agent's rename_symbol "
-                        "tool always checks)"}),
+        (("--check",), {"action": _FLAG, "help": "after writing, wait (up to lsp.check_timeout) for the language "
+                        "server to re-check the changed files; new errors undo the rename and exit 1 (off by "
+                        "default: a full re-check costs seconds on big files; the agent's rename_symbol tool "
+                        "always checks)"}),
+        (("--strings",), {"action": _FLAG, "help": "also rename the name in string literals and docstrings "
+                          "(listed for review otherwise)"}),
+        (("--comments",), {"action": _FLAG, "help": "also rename the name in comments (listed for review otherwise)"}),
+        (("--force",), {"action": _FLAG, "help": "keep the rename even when --check finds new errors"}),
     ),
     "diagnostics": ((("path",), {"help": "PATH (PATH:LINE:COL is accepted; the whole file is checked)"}),),
 }
@@ -73,9 +77,11 @@ def tool_args(command: str, args: argparse.Namespace, root: Path) -> dict[str, A
     out = parse_target(args.target, root)
     if command == "refs":
         out["include_declaration"] = not args.no_declaration
+        out["limit"] = 0  # the CLI lists every reference (a model's call is paged)
     if command == "rename":
         out.update(new_name=args.new_name, dry_run=bool(args.dry_run or args.compare),
-                   allow_syntactic=args.allow_syntactic, check_diagnostics=args.check)
+                   allow_syntactic=args.allow_syntactic, check_diagnostics=args.check, force=args.force,
+                   include_strings=args.strings, include_comments=args.comments)
     return out
 
 

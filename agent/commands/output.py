@@ -1,10 +1,14 @@
-"""How every command ends: exit codes, the usage error, printing JSON and a tool's result.
+"""How every command ends: exit codes, the usage error, printing JSON and a tool's result (a long
+one through the user's pager, $PAGER else `less -FRX`, when stdout is a terminal; never when piped).
 Standard library only: the warm-daemon path (via_daemon.py) runs on nothing else."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
+import subprocess
 import sys
 from typing import Any
 
@@ -26,7 +30,9 @@ def emit(as_json: bool, result: dict[str, Any], text: str | None = None) -> int:
         if as_json:
             print_json(result)
         elif result.get("success"):
-            print(text if text is not None else result.get("output", ""))
+            # the tool cut its output to a model's budget; the CLI prints what the user asked for
+            whole = (result.get("data") or {}).get("full_output")
+            page_out(text if text is not None else whole if isinstance(whole, str) else result.get("output", ""))
         else:
             if result.get("output"):
                 print(result["output"])
@@ -35,3 +41,28 @@ def emit(as_json: bool, result: dict[str, Any], text: str | None = None) -> int:
     except BrokenPipeError:  # `codeagent refs ... | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return EXIT_OK if result.get("success") else EXIT_FAILED
+
+
+def page_out(text: str) -> None:
+    """Print `text` whole (a pager only scrolls it; nothing is ever cut)."""
+    command = _pager(text)
+    if command is not None:
+        try:
+            subprocess.run(command, input=text + "\n", text=True, check=False)
+            return
+        except OSError:
+            pass  # no such pager: print it
+    print(text)
+
+
+def _pager(text: str) -> list[str] | None:
+    if not sys.stdout.isatty() or not sys.stdin.isatty():
+        return None
+    rows = shutil.get_terminal_size((80, 24)).lines
+    if text.count("\n") + 1 < rows:
+        return None
+    chosen = os.environ.get("PAGER")
+    if chosen is not None:
+        words = shlex.split(chosen)
+        return words or None  # PAGER="" turns it off
+    return ["less", "-FRX"] if shutil.which("less") else None

@@ -15,7 +15,7 @@ from lsp_bridge.types import FileEdits, Position, Range
 
 from ..result import Location
 
-ReviewKind = Literal["code", "string", "embedded"]
+ReviewKind = Literal["code", "string", "embedded", "comment", "docstring"]
 
 
 def location_of(path: str, rng: Range) -> Location:
@@ -98,6 +98,8 @@ class EditPlan:
     file_ops: list[FileEdits] = field(default_factory=list)  # the bridge's, absolute paths
     review: list[ReviewItem] = field(default_factory=list)
     review_total: int = 0  # how many review items there are in all (`review` may be cut)
+    textual: list[ReviewItem] = field(default_factory=list)  # the name in strings / comments / docstrings, not edited
+    textual_unscanned: int = 0  # files holding the name not scanned for textual occurrences
     notes: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     hashes: dict[str, str] = field(default_factory=dict)
@@ -145,6 +147,7 @@ class EditPlan:
                                  "new_path": str(op.new_path) if op.new_path else None} for op in self.file_ops],
             "review": [r.to_dict() for r in self.review],
             "review_total": self.review_total,
+            "textual": [r.to_dict() for r in self.textual],
             "notes": list(self.notes),
             "conflicts": list(self.conflicts),
         }

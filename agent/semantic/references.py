@@ -4,6 +4,7 @@ Without a server, the syntax layer's scope-aware occurrences (labelled syntactic
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,15 @@ from ..result import ToolResult
 from ..toolcontext import ToolContext
 from .filecache import file_cache
 from .name_occurrences import NameSearch, unconfirmed_hits
+from .reference_page import page
 from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path, inside_workspace
 
 MAX_LINE_CHARS = 200
 MAX_UNCONFIRMED = 30
+TAIL_RESERVE = 8000  # of the output budget, for the notes, the external and unconfirmed lists
+
+
 class LineCache:
     """Lines of workspace files, split once per tool call (texts come from the session's cache)."""
 
@@ -75,31 +80,10 @@ def from_locations(ctx: ToolContext, locations: list[FileLocation]) -> RefSet:
     return refs
 
 
-def listing(ctx: ToolContext, refs: RefSet, limit: int) -> tuple[list[dict[str, Any]], list[str], int]:
-    """(files for data, text lines for output, how many locations were left out)."""
-    lines = LineCache(ctx)
-    files: list[dict[str, Any]] = []
-    out: list[str] = []
-    shown = 0
-    for rel in sorted(refs.by_file):
-        entries = []
-        for ln, col, eln, ecol in refs.by_file[rel]:
-            if shown >= limit:
-                break
-            text = lines.line(rel, ln)
-            entries.append({"line": ln + 1, "column": col + 1, "end_line": eln + 1, "end_column": ecol + 1,
-                            "text": text})
-            shown += 1
-        if not entries:
-            break
-        files.append({"path": rel, "references": entries})
-        out.append(rel)
-        out.extend(f"  {e['line']}:{e['column']}  {e['text']}" for e in entries)
-    return files, out, refs.count - shown
-
-
-def find_references(ctx: ToolContext, target: Target, include_declaration: bool) -> ToolResult:
-    limit = ctx.settings.lsp.max_results
+def find_references(ctx: ToolContext, target: Target, include_declaration: bool, *, offset: int = 0,
+                    limit: int | None = None) -> ToolResult:
+    """The references from `offset` on (at most `limit`, by default lsp.max_results), in file order."""
+    limit = limit or ctx.settings.lsp.max_results
     if target.server is None:
         raise ToolFailure(f"{target.path}: no language server handles this kind of file")
     # The name search runs while the server answers: started once the request is out, so its CPU
@@ -126,30 +110,41 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool)
     scan = unconfirmed_hits(ctx, search, {rel: confirmed.starts(rel) for rel in confirmed.by_file},
                             exclude=target.path if source == "syntactic" else None)
     extra = scan.hits
-    files, lines, cut = listing(ctx, refs, limit)
+    line_cache = LineCache(ctx)
+    budget = max(1000, ctx.settings.workspace.max_output_chars - TAIL_RESERVE)
+    listed = page(refs.by_file, line_cache.line, offset=offset, limit=limit, budget=budget)
     head = (f"{refs.count} reference(s) to {target.name} ({target.location}) in {len(refs.by_file)} file(s)"
             f" [{'complete' if complete else 'INCOMPLETE: ' + source}]")
-    out = [head, *notes, *lines]
-    if cut:
-        out.append(f"[... {cut} more references not listed (limit {limit}) ...]")
+    more = listed.note(refs.count, offset, f"codeagent refs {target.location}")
+    out = [head, *notes, *listed.text, *([more] if more else [])]
+    tail: list[str] = []
     if refs.external:
-        out.append(f"outside the workspace: {len(refs.external)} ({', '.join(refs.external[:5])}"
+        tail.append(f"outside the workspace: {len(refs.external)} ({', '.join(refs.external[:5])}"
                    f"{', ...' if len(refs.external) > 5 else ''})")
     lines_of = LineCache(ctx)
     extra_rows = [{"path": h.path, "line": h.line + 1, "column": h.column + 1,
                    "text": lines_of.line(h.path, h.line)} for h in extra[:MAX_UNCONFIRMED]]
     if extra:
-        out.append(f"same name in code, not confirmed by the {'server' if source == 'lsp' else 'scope analysis'}"
+        tail.append(f"same name in code, not confirmed by the {'server' if source == 'lsp' else 'scope analysis'}"
                    f" ({len(extra)}; review for dynamic access or another symbol):")
-        out.extend(f"  {r['path']}:{r['line']}:{r['column']}  {r['text']}" for r in extra_rows)
+        tail.extend(f"  {r['path']}:{r['line']}:{r['column']}  {r['text']}" for r in extra_rows)
         if len(extra) > MAX_UNCONFIRMED:
-            out.append(f"  [... {len(extra) - MAX_UNCONFIRMED} more ...]")
+            tail.append(f"  [... {len(extra) - MAX_UNCONFIRMED} more: `--json` / data `unconfirmed_count`; "
+                        "the first ones are in data `unconfirmed`]")
     if scan.unchecked:
-        out.append(f"(the name is common: {scan.unchecked} more file(s) containing it were not checked for it)")
-    text = bounded("\n".join(out), ctx.settings.workspace.max_output_chars)
+        tail.append(f"(the name is common: {scan.unchecked} more file(s) containing it were not checked for it)")
+    text = bounded("\n".join(out + tail), ctx.settings.workspace.max_output_chars)
+    extra_data: dict[str, Any] = {}
+    if listed.left_text:  # the page's whole text, for the CLI (which never cuts what was asked)
+        whole = page(refs.by_file, line_cache.line, offset=offset, limit=limit, budget=sys.maxsize)
+        rest = whole.note(refs.count, offset, f"codeagent refs {target.location}")
+        extra_data["full_output"] = "\n".join([head, *notes, *whole.text, *([rest] if rest else []), *tail])
     return ToolResult.ok(
         text, symbol=target.name, target=str(target.location), complete=complete, source=source,
-        count=refs.count, files=files, truncated=cut, external=refs.external[:50],
+        count=refs.count, files=listed.files, offset=offset, listed=listed.listed,
+        truncated=refs.count - offset - listed.listed,
+        next_offset=offset + listed.listed if offset + listed.listed < refs.count else None,
+        external=refs.external[:50], **extra_data,
         unconfirmed=extra_rows, unconfirmed_count=len(extra), unconfirmed_unchecked_files=scan.unchecked,
     )
 

@@ -15,6 +15,7 @@ from ..languages import server_language, syntax_language
 from ..result import Location
 from ..toolcontext import ToolContext
 from ..workspace import TextDoc
+from .position_kind import describe_char, non_symbol_at
 
 _IDENT_CHAR = re.compile(r"[\w$]")
 _IDENT_AT = re.compile(r"[\w$]+")
@@ -99,10 +100,14 @@ def resolve_target(
     found = identifier_at(text_line, pos.character)
     if found is None:
         raise ToolFailure(
-            f"{doc.path}:{line}:{column} is not on an identifier: {text_line.strip()!r}; "
-            "point at the first character of a name (columns count characters, from 1)"
+            f"{doc.path}:{line}:{column} is {describe_char(text_line, pos.character)}, not on an identifier: "
+            f"{text_line.strip()!r}; point at the first character of a name (columns count characters, from 1)"
         )
     start, name = found
+    held_by = non_symbol_at(doc.text, language, pos.line, start, name)
+    if held_by is not None:
+        raise ToolFailure(f"{doc.path}:{line}:{column} is {held_by}, not a symbol: {text_line.strip()!r}; "
+                          "point at a name in code")
     return Target(doc, real, Position(pos.line, start), name, start, language, server_language(real))
 
 

@@ -4,6 +4,7 @@ every position tool also takes `symbol`, a name path such as `Class.method`, ins
 
 from __future__ import annotations
 
+import sys
 from typing import Self
 
 from pydantic import BaseModel, Field, model_validator
@@ -54,6 +55,11 @@ def find_definition(ctx: ToolContext, args: FindDefinitionInput) -> ToolResult:
 
 class FindReferencesInput(PositionInput):
     include_declaration: bool = Field(True, description="Also list the definition itself.")
+    offset: int = Field(0, ge=0, description="Skip this many references (file order): the next page of a long "
+                        "answer (the output says which offset to give).")
+    limit: int | None = Field(None, ge=0, description="Most references in one answer (default: the session's "
+                              "lsp.max_results; 0: all). The text shown stays within the output budget and says "
+                              "what it left out.")
 
 
 @tool(name="find_references", model=FindReferencesInput, toolset="semantic")
@@ -62,7 +68,8 @@ def find_references(ctx: ToolContext, args: FindReferencesInput) -> ToolResult:
     each line's text. `complete` is false when the answer is syntactic (no language server).
     Same-named identifiers in code that the server did not confirm are listed for review."""
     target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
-    return _find_references(ctx, target, args.include_declaration)
+    limit = None if args.limit is None else (args.limit or sys.maxsize)
+    return _find_references(ctx, target, args.include_declaration, offset=args.offset, limit=limit)
 
 
 class RenameSymbolInput(PositionInput):
@@ -70,7 +77,17 @@ class RenameSymbolInput(PositionInput):
     dry_run: bool = Field(False, description="Only show the diff; write nothing.")
     check_diagnostics: bool = Field(
         True, description="After writing, wait for the language server to re-check the changed files and report "
-        "the errors it finds that the rename introduced (a full re-check of each changed file: seconds on big ones).")
+        "the errors it finds that the rename introduced (a full re-check of each changed file: seconds on big ones). "
+        "New errors undo the rename unless `force`.")
+    include_strings: bool = Field(
+        False, description="Also rename the name where it appears as a whole word in string literals and "
+        "docstrings (listed for review otherwise).")
+    include_comments: bool = Field(
+        False, description="Also rename the name where it appears as a whole word in comments (listed for review "
+        "otherwise).")
+    force: bool = Field(
+        False, description="Keep the rename even when the check finds errors it introduced (or cannot finish); "
+        "without it such a rename is undone.")
     allow_syntactic: bool = Field(
         False, description="Without a language server, also rename same-named identifiers in code in other "
         "files (may hit unrelated symbols; review the diff). Without it such a rename is refused.")
@@ -79,11 +96,13 @@ class RenameSymbolInput(PositionInput):
 @tool(name="rename_symbol", model=RenameSymbolInput, toolset="semantic", mutating=True)
 def rename_symbol(ctx: ToolContext, args: RenameSymbolInput) -> ToolResult:
     """Rename a symbol everywhere it is used (definition, imports, calls through instances, keyword
-    arguments), from its definition or any use. Strings and comments are left alone. All files
-    change together (one undo); returns the diff and the files changed."""
+    arguments), from its definition or any use. The name in strings, docstrings and comments is
+    listed for review (renamed with include_strings / include_comments). All files change together
+    (one undo); returns the diff and the files changed."""
     target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
     return _rename_symbol(ctx, target, args.new_name, dry_run=args.dry_run, allow_syntactic=args.allow_syntactic,
-                          check_diagnostics=args.check_diagnostics)
+                          check_diagnostics=args.check_diagnostics, force=args.force,
+                          include_strings=args.include_strings, include_comments=args.include_comments)
 
 
 class GetDiagnosticsInput(BaseModel):

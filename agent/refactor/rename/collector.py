@@ -41,7 +41,8 @@ class Collector:
         if self.covers(path, rng.start):
             return False
         for other in self._overlapping(path, rng):
-            self.conflicts.append(f"{path}:{rng.start}: overlaps {other.reason} edit at {other.range.start}; skipped")
+            self.conflicts.append(f"{location_of(self.rel(path), rng)}: overlaps {other.reason} edit at {other.location}; "
+                                  "skipped")
             return False
         edit = self.edits[key] = Site(location_of(self.rel(path), rng), self.new_name if new_text is None else new_text,
                                       reason, self._expected(rng))

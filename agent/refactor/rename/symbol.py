@@ -23,6 +23,7 @@ from ...semantic.target import Target
 from ...toolcontext import ToolContext
 from ..plan import EditPlan, ReviewItem, location_of
 from .engine import plan_rename
+from .review_groups import add_textual
 from .syntactic import plan_syntactic
 
 MAX_SITES_LISTED = 60
@@ -43,9 +44,11 @@ def rename_passes(ctx: ToolContext) -> list[RenamePass]:
     return ctx.service(_PASSES, list)
 
 
-def plan_symbol_rename(ctx: ToolContext, target: Target, new_name: str, *,
-                       allow_syntactic: bool = False) -> EditPlan:
-    """The plan for renaming `target` to `new_name` (ToolFailure with the reason when impossible)."""
+def plan_symbol_rename(ctx: ToolContext, target: Target, new_name: str, *, allow_syntactic: bool = False,
+                       include_strings: bool = False, include_comments: bool = False) -> EditPlan:
+    """The plan for renaming `target` to `new_name` (ToolFailure with the reason when impossible).
+    The name in strings / docstrings and comments is listed in `plan.textual`, or renamed too with
+    `include_strings` / `include_comments`."""
     check_identifier(new_name, target.language)
     if new_name == target.name:
         raise ToolFailure(f"new_name is the current name {target.name!r}; nothing to rename")
@@ -70,6 +73,7 @@ def plan_symbol_rename(ctx: ToolContext, target: Target, new_name: str, *,
         if scan.unchecked:
             plan.notes.append(f"the name is common: {scan.unchecked} more file(s) containing it were not "
                               "checked for unrenamed uses")
+    add_textual(ctx, plan, search.files(), include_strings=include_strings, include_comments=include_comments)
     plan.review_total = len(plan.review)
     return plan
 

@@ -1,0 +1,2 @@
+def excerpt(body: str, words: int = 20) -> str:
+    return " ".join(body.split()[:words])

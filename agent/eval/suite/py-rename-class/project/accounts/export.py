@@ -1,0 +1,5 @@
+from accounts import models
+
+
+def as_row(user: models.UserRecord) -> str:
+    return f"{user.name},{user.email}"

@@ -1,0 +1,2 @@
+def resize(image: dict, width: int, height: int) -> dict:
+    return {**image, "width": width, "height": height}

@@ -1,0 +1,5 @@
+from img import ops
+
+
+def portrait(image: dict) -> dict:
+    return ops.resize(image, 600, 800)

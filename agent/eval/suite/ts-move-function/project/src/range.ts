@@ -1,0 +1,3 @@
+export function span(low: number, high: number): number {
+  return high - low;
+}

@@ -1,0 +1,1 @@
+export const legacyOptions = { formatDate: "YYYY-MM-DD", locale: "en" };

@@ -1,0 +1,2 @@
+export { formatDate } from "./date";
+export * from "./strings";

@@ -1,0 +1,3 @@
+export function upper(s: string): string {
+  return s.toUpperCase();
+}

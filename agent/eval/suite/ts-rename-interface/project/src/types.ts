@@ -1,0 +1,6 @@
+export interface UserProps {
+  id: number;
+  name: string;
+}
+
+export type UserList = UserProps[];
