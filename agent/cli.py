@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .commands.jsonargs import parse_json_args
-from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
+from . import __version__
+from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json, print_undo_hint
+from .commands.tool_command import ARGUMENTS as TOOL_ARGUMENTS
+from .commands.tool_command import STARTS_DAEMON, parse_args_json
 from .errors import CodeagentError, ToolUsageError
 
 if TYPE_CHECKING:
@@ -24,36 +28,55 @@ COMMAND_MODULES: list[str] = ["agent.commands.run_arguments", "agent.commands.co
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_json"]
 
 
-def _read_args(spec: str) -> str:
-    """--args is JSON text, `-` for stdin, or `@FILE` (handy for patches and long contents)."""
-    if spec == "-":
-        return sys.stdin.read()
-    if spec.startswith("@"):
-        try:
-            with open(spec[1:], encoding="utf-8") as fh:
-                return fh.read()
-        except OSError as exc:
-            raise UsageError(f"--args {spec}: {exc.strerror or exc}") from exc
-    return spec
-
-
 def cmd_tool(args: argparse.Namespace) -> int:
     from .bootstrap import load_all_tools
 
     registry = load_all_tools()
-    raw = parse_json_args(_read_args(args.args))
+    raw = parse_args_json(args.args)
     try:
         tool, params = registry.validate(args.name, raw)
     except ToolUsageError as exc:
         raise UsageError(str(exc)) from exc
+    if tool.read_only and not args.no_daemon:
+        result = _tool_in_daemon(args, tool.name, raw)
+        if result is not None:
+            print_json(result)
+            return EXIT_OK if result.get("success") else EXIT_FAILED
     # --stream: a command's output live on stderr, so stdout stays one JSON object
     on_output = _stream_to_stderr if args.stream else None
     from .commands.context import make_context
 
     with make_context(args.root, on_output=on_output) as ctx:
-        result = registry.execute(ctx, tool, params)
-    print_json(result.to_dict())
-    return EXIT_OK if result.success else EXIT_FAILED
+        result_obj = registry.execute(ctx, tool, params)
+    out = result_obj.to_dict()
+    print_json(out)
+    print_undo_hint(out, args.root)
+    return EXIT_OK if result_obj.success else EXIT_FAILED
+
+
+def _tool_in_daemon(args: argparse.Namespace, name: str, call_args: dict[str, Any]) -> dict[str, Any] | None:
+    """A read-only tool in the workspace's daemon: one that runs (this call tells it the settings,
+    so the next call takes the fast path), or a new one for the language-server tools of
+    STARTS_DAEMON. None: run it here."""
+    from pathlib import Path
+
+    from .commands.code import run_tool
+    from .commands.context import show_config_warnings
+    from .config import load_settings
+    from .daemon.protocol import DaemonError, state_dir
+
+    root = Path(args.root).expanduser().resolve()
+    try:
+        if name not in STARTS_DAEMON and not (state_dir(root) / "sock").exists():
+            return None
+        settings = load_settings(root)
+    except (CodeagentError, OSError):  # the in-process path reports a bad root or config itself
+        return None
+    show_config_warnings(settings)  # what the project file may not set, said as in-process
+    try:
+        return run_tool(root, settings, name, call_args, use_daemon=True)
+    except DaemonError:
+        return None
 
 
 def _stream_to_stderr(text: str) -> None:
@@ -73,11 +96,36 @@ def cmd_tools(args: argparse.Namespace) -> int:
             first = t.description.split(". ")[0]
             flags = "".join([" [mutating]" if t.mutating else "", " [shell]" if t.shell else ""])
             print(f"{t.name:22} {t.toolset:9}{flags} {first}")
+            print(f"{'':22} {_parameters_line(t.parameters_schema())}")
+    return EXIT_OK
+
+
+def _parameters_line(schema: dict[str, Any]) -> str:
+    """`file_path: string (required), start_line: integer = None`: a tool's parameters at a glance."""
+    required = set(schema.get("required", []))
+    parts = []
+    for name, prop in schema.get("properties", {}).items():
+        alternatives = [str(alt.get("type", "?")) for alt in prop.get("anyOf", []) if alt.get("type") != "null"]
+        kind = prop.get("type") or "|".join(alternatives) or "any"
+        if kind == "array" and isinstance(prop.get("items"), dict):
+            kind = f"array of {prop['items'].get('type', 'any')}"
+        if name in required:
+            parts.append(f"{name}: {kind} (required)")
+        else:
+            parts.append(f"{name}: {kind} = {json.dumps(prop.get('default'))}")
+    return "parameters: " + (", ".join(parts) if parts else "none")
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    import shtab
+
+    print(shtab.complete(build_parser(), shell=args.shell), end="")
     return EXIT_OK
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
     from .commands.context import make_context
+    from .trajectory import TrajectoryError, run_path
 
     with make_context(args.root) as ctx:
         ws = ctx.workspace
@@ -87,7 +135,12 @@ def cmd_undo(args: argparse.Namespace) -> int:
             if args.run:
                 entries = ws.undo_run(args.run, force=args.force)
                 if not entries:
-                    print(f"codeagent: nothing to undo for run {args.run!r}", file=sys.stderr)
+                    try:
+                        known = run_path(ws, args.run).is_file()
+                    except TrajectoryError:  # not even the shape of a run id
+                        known = False
+                    print(f"codeagent: nothing to undo for run {args.run!r}" if known else
+                          f"codeagent: no such run {args.run!r} (see `codeagent runs`)", file=sys.stderr)
                     return EXIT_FAILED
             else:
                 entries = [ws.undo(force=args.force)]
@@ -130,14 +183,19 @@ def _list_journal(ws: Workspace, *, as_json: bool) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codeagent", description="A coding agent whose tools understand code.")
+    parser.add_argument("--version", action="version", version=f"codeagent {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)",
+                       description="Print the completion script of `codeagent` for a shell, e.g. "
+                       "`eval \"$(codeagent completion bash)\"` in ~/.bashrc, "
+                       "`codeagent completion fish > ~/.config/fish/completions/codeagent.fish`.")
+    p.add_argument("shell", choices=["bash", "zsh", "fish"])
+    p.set_defaults(func=cmd_completion)
+
     p = sub.add_parser("tool", help="run one tool and print its result as JSON")
-    p.add_argument("name", help="tool name (see `codeagent tools`)")
-    p.add_argument("--args", default="{}", help="the tool's arguments as a JSON object; `-` reads it from stdin, "
-                   "`@FILE` from a file")
-    p.add_argument("--root", default=".", help="workspace root (default: the current folder)")
-    p.add_argument("--stream", action="store_true", help="show a shell tool's output live on stderr")
+    for flags, kw in TOOL_ARGUMENTS:
+        p.add_argument(*flags, **kw)
     p.set_defaults(func=cmd_tool)
 
     p = sub.add_parser("tools", help="list the tools")
@@ -182,6 +240,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("codeagent: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `codeagent tools | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -97,6 +97,9 @@ class LspSettings(_Section):
     typescript_server: str = Field(
         "tsc", description="TypeScript/JavaScript server: tsc (TypeScript 7's native `tsc --lsp`, alias tsgo) "
         "or typescript-language-server (classic tsserver, alias tsls).")
+    server_fallback: bool = Field(
+        True, description="When tsc (TypeScript 7) rejects the project's tsconfig.json (e.g. `baseUrl`, "
+        "`moduleResolution: node`), use typescript-language-server (TypeScript 5.x) for that workspace.")
     server_commands: dict[str, list[str]] = Field(
         default_factory=dict, description="Override the command line of a language's server, e.g. "
         "{python = [\"basedpyright-langserver\", \"--stdio\"]}; keys: python, typescript.")

@@ -40,6 +40,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "CODEAGENT_MODEL": ("llm", "model"),
     "CODEAGENT_PYTHON_SERVER": ("lsp", "python_server"),
     "CODEAGENT_TS_SERVER": ("lsp", "typescript_server"),
+    "CODEAGENT_SERVER_FALLBACK": ("lsp", "server_fallback"),
     "CODEAGENT_SERVERS_DIR": ("lsp", "install_dir"),
     "CODEAGENT_LSP_DAEMON": ("lsp", "daemon"),
     "CODEAGENT_CHECK_TIMEOUT": ("lsp", "check_timeout"),

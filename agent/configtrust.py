@@ -60,6 +60,7 @@ FIELD_TRUST: dict[str, Trust] = {
     "lsp.diagnostics_delta": "project",
     "lsp.diagnostics_wait": "tighten",
     "lsp.check_timeout": "tighten",
+    "lsp.server_fallback": "project",  # a choice between two built-in servers
     "lsp.max_results": "tighten",
     "syntax.guard": "project",
     "syntax.index_cache": "project",

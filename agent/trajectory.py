@@ -80,7 +80,7 @@ class Trajectory:
 def read_events(ws: Workspace, run_id: str) -> list[dict[str, Any]]:
     path = run_path(ws, run_id)
     if not path.is_file():
-        raise TrajectoryError(f"no run {run_id!r} in {runs_dir(ws)} (see `codeagent runs`)")
+        raise TrajectoryError(f"no such run {run_id!r} in {runs_dir(ws)} (see `codeagent runs`)")
     return list(_parse(path))
 
 

@@ -29,7 +29,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
-from lsp_bridge import processes
+from lsp_bridge import convert, processes
 from lsp_bridge.errors import (
     ProtocolViolation,
     RequestFailed,
@@ -41,6 +41,8 @@ from lsp_bridge.errors import (
 from lsp_bridge.positions import Encoding
 from lsp_bridge.readiness import expect_enumeration
 from lsp_bridge.servers import server_env
+from lsp_bridge.types import Diagnostic
+from lsp_bridge.uris import path_to_uri
 
 # pygls warns about notifications it has no handler for; without this, Python's last-resort handler
 # would print them on the user's stderr. Applications that configure logging still see them.
@@ -176,6 +178,14 @@ class BridgeClient(LanguageClient):
         event = self.changed
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(event.wait(), timeout)
+
+    async def published(self, path: Path, timeout: float) -> list[Diagnostic]:
+        """What the server pushed for a file it was never sent (a tsconfig.json's option errors),
+        waiting up to `timeout` for it to say anything (positions as sent: no text to map them)."""
+        uri, deadline = path_to_uri(path), time.monotonic() + timeout
+        while uri not in self.diagnostics and self.failure is None and time.monotonic() < deadline:
+            await self.wait_change(max(min(deadline - time.monotonic(), 0.25), 0.01))
+        return convert.diagnostics(path, self.diagnostics.get(uri, []), None, self.encoding)
 
     # -- process ---------------------------------------------------------------------------------
     async def launch(self, command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) -> None:

@@ -57,6 +57,11 @@ class ServerSpec:
     # (workspace/configuration) do not need it, and pyright treats it as a restart: it probes the
     # interpreter again and re-reads the tree (~0.3 s more on a cold start).
     push_settings: bool = True
+    # A project whose config file (`config_files`, at the root) this server rejects with one of
+    # `fatal_config_codes` is served by `fallback` instead, when the pool is allowed to (pool.py).
+    config_files: tuple[str, ...] = ()
+    fatal_config_codes: frozenset[str] = frozenset()
+    fallback: str | None = None
 
     def language_id(self, path: Path) -> str | None:
         return self.language_ids.get(path.suffix.lower())
@@ -213,6 +218,10 @@ SERVERS: dict[str, ServerSpec] = {
         name="tsc", language="typescript", language_ids=TYPESCRIPT_IDS, readiness="typescript-native",
         locate=_locate_tsc, settings=_TS_SETTINGS, npm_packages=("typescript@7.0.2",),
         pull_diagnostics=True,
+        # TS5102 `baseUrl` and TS5108 `moduleResolution: node`/`node10`/`classic` were removed in
+        # TypeScript 7; many real projects still set them, and TypeScript 5.x still understands them.
+        config_files=("tsconfig.json", "jsconfig.json"), fatal_config_codes=frozenset({"5102", "5108"}),
+        fallback="typescript-language-server",
         install_hint="run `codeagent servers install tsc` (npm package typescript@7.0.2: `tsc --lsp`)",
     ),
     "typescript-language-server": ServerSpec(

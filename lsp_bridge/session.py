@@ -1,12 +1,11 @@
 """One language server for one workspace root: start, readiness, document sync, restart, stop.
 
-`LspSession` is the synchronous, thread-safe facade; the work runs on the bridge's event loop.
-Every request first tells the server about changes on disk (a stat snapshot of the workspace's
-source files, plus the precise `files_changed` callers send), opens/updates the files it touches,
-waits until the server is ready (so no partial answer is passed on), and converts the answer to
-code-point positions. A crashed server is restarted and the request retried once; a request that
-times out is cancelled, the server killed (restarted on next use) and RequestTimeout raised.
-"""
+`LspSession` is the synchronous, thread-safe facade; the work runs on the bridge's event loop. Every
+request first tells the server about changes on disk (a stat snapshot of the workspace's source files,
+plus the precise `files_changed` callers send), opens/updates the files it touches, waits until the
+server is ready (so no partial answer is passed on), and converts the answer to code-point positions.
+A crashed server is restarted and the request retried once; a request that times out is cancelled,
+the server killed (restarted on next use) and RequestTimeout raised."""
 
 from __future__ import annotations
 
@@ -179,7 +178,8 @@ class LspSession:
     def diagnostics(self, path: Path) -> list[Diagnostic]:
         """Errors and warnings for one file, computed on its current disk content."""
         target = self._abs(path)
-
+        if self.spec.language_id(target) is None:  # a config file (tsconfig.json): what the server pushed
+            return self._call(lambda client: client.published(target, min(self.request_timeout, 10.0)))
         async def op(client: BridgeClient) -> list[Diagnostic]:
             doc = await self._prepare(client, target)
             uri = path_to_uri(target)

@@ -100,7 +100,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 }
 # The warm-daemon fast path runs on the standard library and these modules only.
 FAST_PATH = "agent.commands.via_daemon"
-FAST_PATH_MAY_REACH = {"agent", "agent.commands", "agent.commands.via_daemon", "agent.commands.output",
+FAST_PATH_MAY_REACH = {"agent", "agent.commands", "agent.commands.via_daemon", "agent.commands.output", "agent.commands.tool_command",
+                       "agent.commands.colour", "agent.commands.jsonargs",
                        "agent.commands.arguments", "agent.errors", "agent.languages", "agent.configpaths",
                        "agent.daemon", "agent.daemon.protocol"}
 

@@ -19,7 +19,8 @@ from ..config import ConfigError, Settings, load_settings
 from ..errors import ToolUsageError
 from .arguments import COMMAND_HELP, TOOLS, add_arguments, add_common, tool_args
 from .context import make_context, show_config_warnings
-from .output import EXIT_FAILED, EXIT_OK, UsageError, emit, print_json
+from .output import EXIT_FAILED, EXIT_OK, UsageError, emit, print_json, print_undo_hint
+from .servers_status import cmd_servers_status
 
 
 # ---------------------------------------------------------------------------------- running a tool
@@ -73,7 +74,9 @@ def run_tool(root: Path, settings: Settings, name: str, tool_args: dict[str, Any
 
 
 def _emit(args: argparse.Namespace, result: dict[str, Any], text: str | None = None) -> int:
-    return emit(bool(args.json), result, text)
+    code = emit(bool(args.json), result, text)
+    print_undo_hint(result, args.root)
+    return code
 
 
 def cmd_semantic(args: argparse.Namespace) -> int:
@@ -180,6 +183,11 @@ def register(sub: Any) -> None:
     q.add_argument("--force", action="store_true", help="reinstall even if present")
     add_common(q, daemon=False)
     q.set_defaults(func=cmd_servers_install)
+
+    q = servers.add_parser("status", help="installed servers, versions, which one each language uses, "
+                           "running daemons with their memory")
+    add_common(q, daemon=False)
+    q.set_defaults(func=lambda args: cmd_servers_status(args, _settings(_root(args.root))))
 
     p = sub.add_parser("daemon", help="the background process keeping language servers warm")
     p.add_argument("action", choices=["start", "stop", "status"])

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from typing import Any
 
+from .colour import print_text
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -35,7 +37,7 @@ def emit(as_json: bool, result: dict[str, Any], text: str | None = None) -> int:
             page_out(text if text is not None else whole if isinstance(whole, str) else result.get("output", ""))
         else:
             if result.get("output"):
-                print(result["output"])
+                print_text(result["output"])
             print(f"codeagent: {result.get('error')}", file=sys.stderr)
         sys.stdout.flush()
     except BrokenPipeError:  # `codeagent refs ... | head`: the reader has all it wanted
@@ -52,7 +54,7 @@ def page_out(text: str) -> None:
             return
         except OSError:
             pass  # no such pager: print it
-    print(text)
+    print_text(text)
 
 
 def _pager(text: str) -> list[str] | None:
@@ -66,3 +68,16 @@ def _pager(text: str) -> list[str] | None:
         words = shlex.split(chosen)
         return words or None  # PAGER="" turns it off
     return ["less", "-FRX"] if shutil.which("less") else None
+
+
+def print_undo_hint(result: dict[str, Any], root: str) -> None:
+    """After a call that wrote files (a journal entry), one line on stderr saying how to undo it;
+    stderr, so that stdout stays the result (or the one JSON object)."""
+    if not result.get("success") or not (result.get("data") or {}).get("journal_id"):
+        return
+    try:
+        here = os.path.realpath(root) == os.path.realpath(os.getcwd())
+    except OSError:
+        here = False
+    where = "" if here else f" --root {shlex.quote(root)}"
+    print(f"codeagent: undo this with `codeagent undo{where}`", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""`codeagent def|refs|rename|diagnostics` answered by the workspace's warm daemon, before any heavy import.
+"""`codeagent def|refs|rename|diagnostics` and `codeagent tool NAME` (read-only tools) answered by
+the workspace's warm daemon, before any heavy import.
 
 With a daemon up, a call is a few milliseconds of work; the CLI's own start-up (the settings
 models, the tool registry) took ~0.25 s of it. Here the command is parsed with the standard
@@ -19,8 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import tool_command
 from .arguments import ARGUMENTS, COMMON, NO_DAEMON, TOOLS, tool_args
-from .output import EXIT_USAGE, UsageError, emit
+from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, emit, print_json, print_undo_hint
 
 REQUEST_TIMEOUT = 3600.0  # a warm daemon answers in well under a second; this only bounds a hang
 
@@ -40,7 +42,11 @@ def _parser(command: str) -> argparse.ArgumentParser:
 
 def try_fast(argv: Sequence[str]) -> int | None:
     """Run the command through a warm daemon; None when the normal path must handle it."""
-    if not argv or argv[0] not in TOOLS or os.environ.get("CODEAGENT_LSP_DAEMON") == "never":
+    if not argv or os.environ.get("CODEAGENT_LSP_DAEMON") == "never":
+        return None
+    if argv[0] == "tool":
+        return _try_tool(argv[1:])
+    if argv[0] not in TOOLS:
         return None
     command = argv[0]
     try:
@@ -60,10 +66,42 @@ def try_fast(argv: Sequence[str]) -> int | None:
     if not result.get("success") and (result.get("data") or {}).get("usage_error"):
         print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
         return EXIT_USAGE
-    return emit(args.json, result)
+    code = emit(args.json, result)
+    print_undo_hint(result, args.root)
+    return code
 
 
-def _ask(root: Path, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+def _try_tool(argv: Sequence[str]) -> int | None:
+    """`codeagent tool NAME`: a read-only tool only (the daemon refuses the others, which then run
+    in this process: a shell tool's --stream output and its sandbox belong to this terminal, and
+    the journal and checks of an edit run where the user's command runs)."""
+    p = _Quiet(prog="codeagent tool", add_help=False)
+    for flags, kw in tool_command.ARGUMENTS:
+        p.add_argument(*flags, **kw)
+    try:
+        args = p.parse_args(list(argv))
+        if args.no_daemon or args.stream:
+            return None
+        root = Path(args.root).expanduser().resolve()
+        if not root.is_dir():
+            return None
+        call_args = tool_command.parse_args_json(args.args)
+    except (UsageError, SystemExit, OSError, ValueError):
+        return None
+    if not isinstance(call_args, dict):
+        return None
+    reply = _ask(root, args.name, call_args, read_only=True)
+    if reply is None:
+        return None
+    result: dict[str, Any] = reply["result"]
+    if not result.get("success") and (result.get("data") or {}).get("usage_error"):
+        print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
+        return EXIT_USAGE
+    print_json(result)
+    return EXIT_OK if result.get("success") else EXIT_FAILED  # (read-only: nothing to undo)
+
+
+def _ask(root: Path, name: str, arguments: dict[str, Any], *, read_only: bool = False) -> dict[str, Any] | None:
     from ..daemon.protocol import (
         DaemonError,
         build_id,
@@ -77,7 +115,9 @@ def _ask(root: Path, name: str, arguments: dict[str, Any]) -> dict[str, Any] | N
         sock_path = state_dir(root) / "sock"
         if not sock_path.exists():
             return None
-        message = {"op": "tool", "build": build_id(), "inputs": inputs_id(root), "name": name, "args": arguments}
+        message: dict[str, Any] = {"op": "tool", "build": build_id(), "inputs": inputs_id(root), "name": name, "args": arguments}
+        if read_only:
+            message["read_only"] = True
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(5.0)
             sock.connect(str(sock_path))

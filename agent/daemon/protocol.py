@@ -5,6 +5,9 @@ One connection carries one request and one reply, each a single line of JSON:
     request  {"op": "ping" | "stop" | "tool", "build": ..., "settings": ..., "name": ..., "args": {...}}
     reply    {"ok": true, "result": {...}}   or   {"ok": false, "error": "...", "restart": bool}
 
+A `tool` request with `"read_only": true` (`codeagent tool NAME`) is refused with
+`not_read_only: true` when the tool changes files or runs commands: the CLI then runs it itself.
+
 `build` and `settings` are hashes: a daemon started by other code or with other settings answers
 `restart: true` and exits, so the CLI never gets an answer computed under different rules.
 

@@ -24,6 +24,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import setproctitle
+
 from ..bootstrap import load_all_tools, open_context
 from ..config import Settings
 from ..languages import server_language
@@ -174,6 +176,9 @@ class Daemon:
         name, args = request.get("name"), request.get("args")
         if not isinstance(name, str) or not isinstance(args, dict):
             return {"ok": False, "error": "a tool request needs a name and an args object"}
+        if request.get("read_only") and name in self.registry.names() and not self.registry.get(name).read_only:
+            return {"ok": False, "not_read_only": True, "error": f"{name} changes files or runs commands: run it "
+                    "in the calling process"}
         started = time.monotonic()
         try:
             listing = self._listing  # None until its folder walk is done: that walk sees everything
@@ -206,6 +211,8 @@ def _bind(path: Path) -> socket.socket:
 
 def run(root: Path, state: Path, settings: Settings, warm: list[str], warm_files: list[str] | None = None) -> int:
     """Serve until idle, stopped or orphaned. `settings` are the starting CLI's, exactly."""
+    # `ps` and `top` name the daemon and its workspace, not the `codeagent refs ...` it forked from.
+    setproctitle.setproctitle(f"codeagent daemon {root}")
     log_file = state / "daemon.log"
     if log_file.exists() and log_file.stat().st_size > MAX_LOG_BYTES:
         log_file.unlink()

@@ -19,7 +19,7 @@ from ..languages import server_language
 from ..toolcontext import CheckOutcome, ToolContext
 from ..workspace import Applied
 from .filecache import forget_written
-from .sessions import notify_changed, running_sessions
+from .sessions import fallback_note, get_pool, notify_changed, running_sessions
 
 SHOWN_SEVERITIES = ("error", "warning")
 MAX_DELTA_FILES = 20
@@ -198,3 +198,17 @@ def file_diagnostics(ctx: ToolContext, file_path: str) -> tuple[str, str, list[D
         exc.add_note(doc.path)
         raise
     return doc.path, doc.text, found
+
+
+def project_config_diagnostics(ctx: ToolContext, rel: str) -> tuple[str | None, list[dict[str, Any]]] | None:
+    """For a file of a language whose server judged the workspace's config file (tsconfig.json):
+    the fallback note (or None) and that file's diagnostics as result dicts; None otherwise."""
+    language = server_language(rel)
+    if language is None:
+        return None
+    pool = get_pool(ctx)
+    found = pool.config_diagnostics(ctx.workspace.root, language)
+    note = fallback_note(ctx, language)
+    if not found and not note:
+        return None
+    return note, [diagnostic_dict(ctx.workspace.rel(d.path), d) for d in found]

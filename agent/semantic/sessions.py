@@ -8,6 +8,7 @@ Use `session_for(ctx, language)` to get a server (started lazily by the bridge),
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from ..toolcontext import ToolContext
 from ..walk import SERVER_SKIPPED
 
 LSP_SERVICE = "lsp"
+_announced: set[tuple[int, str]] = set()  # (pool, language) whose fallback server was named
 # Why a server cannot be used, so a syntactic fallback applies (any other bridge error is an error).
 UNAVAILABLE = (ServerNotInstalled, ServerStartError, ServerCrashed)
 _CUSTOM_SERVICE = "lsp.custom"  # sessions started with a configured command line
@@ -44,6 +46,7 @@ def _make_pool(ctx: ToolContext) -> SessionPool:
             language_ids={language: language_ids(language) for language in ("python", "typescript")},
             skip_dirs=SERVER_SKIPPED,
             decode=decode_text,  # the server sees each file's text as the workspace decodes it
+            fallback=lsp.server_fallback,
         )
     except BridgeError as exc:  # an unknown server name in the configuration (the registry reports it)
         exc.add_note("lsp settings")
@@ -77,7 +80,20 @@ def session_for(ctx: ToolContext, language: str) -> LspSession:
                 ready_timeout=lsp.ready_timeout, watch_files=lsp.watch_files, skip_dirs=SERVER_SKIPPED,
                 decode=decode_text)
         return sessions[language]
-    return get_pool(ctx).get(ctx.workspace.root, language)
+    pool = get_pool(ctx)
+    session = pool.get(ctx.workspace.root, language)
+    fallback = pool.fallback(ctx.workspace.root, language)
+    if fallback is not None and (id(pool), language) not in _announced:
+        _announced.add((id(pool), language))  # said once per pool (one per session), on stderr
+        print(f"codeagent: {fallback.note()}", file=sys.stderr)
+    return session
+
+
+def fallback_note(ctx: ToolContext, language: str) -> str | None:
+    """Why this workspace's `language` is served by a fallback server (None when it is not)."""
+    pool = get_pool(ctx)
+    fallback = pool.fallback(ctx.workspace.root, language)
+    return fallback.note() if fallback else None
 
 
 def running_sessions(ctx: ToolContext) -> list[LspSession]:

@@ -20,6 +20,7 @@ from ..result import Location
 from .extract import FileRecord, Job, digest_of, extract
 from .languages import fingerprint
 from .name_match import Scored, name_score, normalize, query_segments, score_entry, typo_candidates
+from .provenance import KIND_NAMES, provenance
 from .sources import source_files
 from .store import IndexStore
 from .symbols import Entry
@@ -52,6 +53,8 @@ class SymbolMatch:
     signature: str
     score: float
     language: str
+    origin: str = "source"  # provenance.py: source, stub or generated
+    overloads: int = 1  # declarations of this name path in this file collapsed into this match
 
     @property
     def location(self) -> Location:
@@ -286,8 +289,13 @@ class SymbolIndex:
                         *(rec.names for rec in self._unsaved.values())))
                 found = self._candidates(typo_candidates(name, self._names), under)
                 hits = scored(found, qualifiers, 1.0) or (scored(found, [], 0.5) if qualifiers else [])
-            hits.sort(key=lambda h: (-h.score, h.path, h.entry.name_line))
-            return [_match(h, self._records[h.path].language) for h in hits[:limit]]
+            # Equal scores: source before stubs before build output and vendored copies.
+            hits.sort(key=lambda h: (-h.score, provenance(h.path), h.path, h.entry.name_line))
+            groups: dict[tuple[str, str, str], list[Scored]] = {}
+            for h in hits:  # overloads (TS signatures, @overload) are one definition
+                groups.setdefault((h.path, h.entry.name_path, h.entry.kind), []).append(h)
+            return [_match(group[0], self._records[group[0].path].language, len(group))
+                    for group in list(groups.values())[:limit]]
 
     def clear(self) -> None:
         """Forget everything (memory and cache): the next refresh parses every file."""
@@ -306,7 +314,8 @@ def _inside(rel: str, prefix: str) -> bool:
     return not prefix or prefix == "." or rel == prefix or rel.startswith(prefix.rstrip("/") + "/")
 
 
-def _match(hit: Scored, language: str) -> SymbolMatch:
+def _match(hit: Scored, language: str, overloads: int = 1) -> SymbolMatch:
     e = hit.entry
     return SymbolMatch(hit.path, e.name, e.name_path, e.kind, e.name_line, e.name_column, e.line, e.column,
-                       e.end_line, e.end_column, e.signature, hit.score, language)
+                       e.end_line, e.end_column, e.signature, hit.score, language,
+                       KIND_NAMES[provenance(hit.path)], overloads)

@@ -5,7 +5,7 @@ every position tool also takes `symbol`, a name path such as `Class.method`, ins
 from __future__ import annotations
 
 import sys
-from typing import Self
+from typing import Any, Self
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -113,7 +113,7 @@ class GetDiagnosticsInput(BaseModel):
 def get_diagnostics(ctx: ToolContext, args: GetDiagnosticsInput) -> ToolResult:
     """Errors and warnings the language server reports for a file (type errors, undefined names,
     bad imports), computed on its current content."""
-    from ..semantic.diagnostics import file_diagnostics
+    from ..semantic.diagnostics import file_diagnostics, project_config_diagnostics
 
     rel, text, found = file_diagnostics(ctx, args.file_path)
     remember(ctx, ctx.workspace.root / rel, text, found)
@@ -123,5 +123,14 @@ def get_diagnostics(ctx: ToolContext, args: GetDiagnosticsInput) -> ToolResult:
     lines = [format_diagnostic(d) for d in items[:MAX_DIAGNOSTICS]]
     if len(items) > MAX_DIAGNOSTICS:
         lines.append(f"[... {len(items) - MAX_DIAGNOSTICS} more ...]")
+    data: dict[str, Any] = {}
+    config = project_config_diagnostics(ctx, rel)
+    if config is not None:  # the server's word on tsconfig.json: a rejected option explains a lot
+        note, config_items = config
+        data["config_diagnostics"] = config_items
+        lines.extend(format_diagnostic(d) for d in config_items)
+        if note:
+            data["server_note"] = note
+            lines.append(f"note: {note}")
     return ToolResult.ok("\n".join([head, *lines]), path=rel, errors=errors, warnings=len(items) - errors,
-                         diagnostics=items[:MAX_DIAGNOSTICS], truncated=max(0, len(items) - MAX_DIAGNOSTICS))
+                         diagnostics=items[:MAX_DIAGNOSTICS], truncated=max(0, len(items) - MAX_DIAGNOSTICS), **data)

@@ -178,6 +178,8 @@ def find_symbol(ctx: ToolContext, args: FindSymbolInput) -> ToolResult:
     for m in matches:
         lines.append(f"{m.path}:{m.line}:{m.column}  {m.kind} {m.name_path}  "
                      f"[{m.start_line}:{m.start_column}-{m.end_line}:{m.end_column}]  {m.signature}"
+                     + ("" if m.overloads == 1 else f"  ({m.overloads} overloads)")
+                     + ("" if m.origin == "source" else f"  [{m.origin}]")
                      + ("" if m.score >= 1 else f"  (match {m.score:.2f})"))
     text = bounded("\n".join([*lines, *notes]), ctx.settings.workspace.max_output_chars)
     return ToolResult.ok(text, matches=[m.to_dict() for m in matches], files_indexed=stats.files)

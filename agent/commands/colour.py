@@ -1,0 +1,59 @@
+"""Colour for what a command prints on a terminal: diff lines and `path:line:col` locations.
+Off when stdout is not a terminal, with NO_COLOR set (https://no-color.org) or TERM=dumb; the
+text is the same either way, only styled. rich (already a dependency) is imported only then, so
+a piped command, such as the warm-daemon path's benchmark, pays nothing for it."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import TextIO
+
+_LOCATION = re.compile(r"^(\s*)((?:\S+?:)?\d+:\d+)(?=[:\s]|$)")
+_FILE_HEADER = re.compile(r"^[\w./@+-]+\.\w+$")  # a grouped listing's file line (`refs`)
+
+
+def wanted(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _style(line: str) -> list[tuple[str, str]]:
+    """(text, style) pieces of one line."""
+    if line.startswith(("+++ ", "--- ")):
+        return [(line, "bold")]
+    if line.startswith("@@"):
+        return [(line, "cyan")]
+    if line.startswith("+"):
+        return [(line, "green")]
+    if line.startswith("-"):
+        return [(line, "red")]
+    if _FILE_HEADER.match(line):
+        return [(line, "bold magenta")]
+    m = _LOCATION.match(line)
+    if m:
+        return [(m.group(1), ""), (m.group(2), "cyan"), (line[m.end():], "")]
+    return [(line, "")]
+
+
+def print_text(text: str, stream: TextIO | None = None) -> None:
+    """`print(text)`, coloured when the stream is a terminal that wants colour."""
+    out = stream or sys.stdout
+    if not wanted(out):
+        print(text, file=out)
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    styled = Text(no_wrap=True, end="")
+    for i, line in enumerate(text.split("\n")):
+        if i:
+            styled.append("\n")
+        for piece, style in _style(line):
+            styled.append(piece, style=style or None)
+    Console(file=out, highlight=False, soft_wrap=True, emoji=False, markup=False).print(styled)
