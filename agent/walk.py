@@ -24,6 +24,8 @@ ALWAYS_SKIPPED = frozenset(
 # Folders whose files the language servers are never sent (lsp_bridge's sync): build output and
 # installed packages too. Passed to lsp_bridge's SessionPool; its own default is the same list.
 SERVER_SKIPPED = ALWAYS_SKIPPED | {"site-packages", "dist", "build", ".next"}
+# Folders whose code is never the workspace's own (a rename never edits it): installed packages.
+NOT_OWN_CODE = ALWAYS_SKIPPED | {"site-packages"}
 
 
 def _is_virtualenv(path: str | Path) -> bool:

@@ -41,7 +41,7 @@ def _settings(root: Path) -> Settings:
 
 
 def run_tool(root: Path, settings: Settings, name: str, tool_args: dict[str, Any], *,
-             use_daemon: bool) -> dict[str, Any]:
+             use_daemon: bool, early_server: bool = True) -> dict[str, Any]:
     """Run one tool in the daemon (or in-process) and return its result as a JSON-ready dict.
     The daemon path imports no tool code here: a warm call costs little more than the answer."""
     if use_daemon and settings.lsp.daemon == "auto":
@@ -57,7 +57,7 @@ def run_tool(root: Path, settings: Settings, name: str, tool_args: dict[str, Any
                 raise UsageError(str(result.get("error")))
             return result
     file_path = tool_args.get("file_path")
-    if isinstance(file_path, str):  # the server boots while the tools load (lsp_bridge.processes)
+    if isinstance(file_path, str) and early_server:  # the server boots while the tools load (lsp_bridge.processes)
         from ..semantic.processes import start_server_early
 
         start_server_early(settings, root, file_path)

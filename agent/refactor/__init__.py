@@ -7,7 +7,8 @@ commits it as one journaled operation.
     plan.py     EditPlan, Site, ReviewItem (positions are agent.result.Location)
     commit.py   EditPlan -> checked FileEdits -> one journaled commit
     render.py   a plan as text;  compare.py  a plan beside a word-boundary text replacement
-    rename/     the rename engine (rename today; move / change signature / safe delete next)
+    rename/     the rename engine
+    move/       move a top-level symbol to another module (Python: ast; TypeScript: tree-sitter)
 
 May import: lsp_bridge, and agent's lower layers (errors, result, workspace, commit, walk,
 toolcontext, syntax, semantic). Never the tools, the commands, the CLI, the daemon or the loop.

@@ -7,6 +7,7 @@
     project.py           get_project_info, install_dependencies
     syntax.py            get_ast, list_symbols, find_symbol (tree-sitter)
     code.py              find_definition, find_references, rename_symbol, get_diagnostics (servers)
+    move.py              move_symbol (agent/refactor/move)
     navigation.py        type_info, call_hierarchy, find_implementations, type_hierarchy,
                          code_actions, apply_code_action (servers)
     symbol_edit.py       replace_symbol, insert_before_symbol, insert_after_symbol (syntax index)
@@ -24,6 +25,7 @@ from . import (
     files,  # noqa: F401
     finish,  # noqa: F401
     memory,  # noqa: F401
+    move,  # noqa: F401
     navigation,  # noqa: F401
     project,  # noqa: F401
     refactor,  # noqa: F401

@@ -9,13 +9,16 @@ import re
 from pathlib import Path
 
 from ...errors import CodeagentError
-from ...walk import ALWAYS_SKIPPED, iter_files
+from ...walk import NOT_OWN_CODE, iter_files
 from ...workspace import Workspace
 from .pysource import PySource
 
 
 class Sources:
-    """Workspace files of one language (the suffixes given), read once."""
+    """Workspace files of one language (the suffixes given), read once: the snapshot one plan is
+    built on. Each text keeps the hash of the bytes it came from, which the commit compares before
+    writing; a cache shared across requests (semantic.filecache) trusts watched texts instead, so a
+    plan never reads through it."""
 
     def __init__(self, ws: Workspace, *, suffixes: tuple[str, ...], max_files: int = 50_000,
                  max_bytes: int = 4 * 1024 * 1024):
@@ -99,7 +102,7 @@ class Sources:
             ok = self._dir_ok.get(folder)
             if ok is None:
                 ok = self._dir_ok[folder] = not (
-                    part in ALWAYS_SKIPPED or part == "site-packages" or (folder / "pyvenv.cfg").is_file())
+                    part in NOT_OWN_CODE or (folder / "pyvenv.cfg").is_file())
             if not ok:
                 return False
         return True
