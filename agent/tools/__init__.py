@@ -11,6 +11,7 @@
     navigation.py        type_info, call_hierarchy, find_implementations, type_hierarchy,
                          code_actions, apply_code_action (servers)
     symbol_edit.py       replace_symbol, insert_before_symbol, insert_after_symbol (syntax index)
+    refactor.py          change_signature, safe_delete (servers + syntax tree; one plan, one undo)
     finish.py, memory.py finish, remember (toolset "agent")
 
 A tool module may import the layers below it (semantic, syntax, shell, commit, the workspace,
@@ -27,6 +28,7 @@ from . import (
     move,  # noqa: F401
     navigation,  # noqa: F401
     project,  # noqa: F401
+    refactor,  # noqa: F401
     shell,  # noqa: F401
     symbol_edit,  # noqa: F401
     syntax,  # noqa: F401

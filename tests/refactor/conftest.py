@@ -1,0 +1,95 @@
+"""A small Python package for the signature / delete tests: a base class with an override in
+another module, a plain function called positionally and by keyword (in tests too), helpers
+re-exported by the package, and an `__all__`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+FILES = {
+    "shapes/__init__.py": (
+        "from .geometry import Canvas, scaled, spare_helper\n"
+        "\n"
+        "__all__ = [\"Canvas\", \"scaled\", \"spare_helper\"]\n"
+    ),
+    "shapes/geometry.py": (
+        "import math\n"
+        "import os\n"
+        "\n"
+        "\n"
+        "class Canvas:\n"
+        "    def draw(self, shape, color, width=1):\n"
+        "        return f\"{shape}:{color}:{width}\"\n"
+        "\n"
+        "\n"
+        "def scaled(length, factor, offset=0):\n"
+        "    return length * factor + offset\n"
+        "\n"
+        "\n"
+        "def spare_helper(name):\n"
+        "    \"\"\"Nothing calls this.\"\"\"\n"
+        "    return os.path.basename(name)\n"
+        "\n"
+        "\n"
+        "def circle_area(radius):\n"
+        "    return math.pi * radius * radius\n"
+    ),
+    "shapes/fancy.py": (
+        "from .geometry import Canvas\n"
+        "\n"
+        "\n"
+        "class FancyCanvas(Canvas):\n"
+        "    def draw(self, shape: str, color: str = \"red\", width: int = 2) -> str:\n"
+        "        return \"*\" + super().draw(shape, color, width)\n"
+    ),
+    "shapes/app.py": (
+        "from .fancy import FancyCanvas\n"
+        "from .geometry import Canvas, scaled\n"
+        "\n"
+        "\n"
+        "def paint(canvas: Canvas) -> list[str]:\n"
+        "    return [canvas.draw(\"box\", \"blue\"), canvas.draw(shape=\"dot\", color=\"green\", width=3),\n"
+        "            FancyCanvas().draw(\"star\", \"gold\", 5)]\n"
+        "\n"
+        "\n"
+        "def sizes() -> list[float]:\n"
+        "    return [scaled(2, 3), scaled(length=4, factor=5, offset=1)]\n"
+    ),
+    "tests/test_shapes.py": (
+        "from shapes.geometry import circle_area, scaled\n"
+        "\n"
+        "\n"
+        "def test_scaled() -> None:\n"
+        "    assert scaled(1, 2, 3) == 5\n"
+        "    assert circle_area(1) > 3\n"
+    ),
+}
+
+
+def make_project(root: Path, extra: dict[str, str] | None = None) -> Path:
+    for rel, text in {**FILES, **(extra or {})}.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file's bytes, the journal's own folder left out."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".codeagent" not in p.relative_to(root).parts}
+
+
+@pytest.fixture
+def shapes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The package above in a fresh folder; the CLI runs in-process (no daemon)."""
+    monkeypatch.setenv("CODEAGENT_LSP_DAEMON", "never")
+    return make_project((tmp_path / "proj").resolve())
+
+
+@pytest.fixture
+def tree() -> Callable[[Path], dict[str, bytes]]:
+    return tree_bytes
