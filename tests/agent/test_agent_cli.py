@@ -147,7 +147,7 @@ def test_undo_run_restores_every_file_and_replay_reproduces_it(buggy: Path, caps
 
 def test_replay_of_an_unknown_run_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, err = cli(capsys, "replay", "nope", "--root", str(tmp_path))
-    assert rc == 2 and "no run 'nope'" in err
+    assert rc == 2 and "no such run 'nope'" in err
     rc, _, err = cli(capsys, "replay", "../../etc/passwd", "--root", str(tmp_path))
     assert rc == 2 and "not a run id" in err
 
