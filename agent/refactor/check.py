@@ -33,6 +33,9 @@ MAX_SHOWN = 30
 Key = tuple[str, str, str | int | None]
 
 
+NO_SERVER = "no language server runs for it"
+
+
 @dataclass
 class CheckReport:
     """What the check found: `introduced` errors and warnings (dicts of diagnostic_dict), the files
@@ -42,6 +45,9 @@ class CheckReport:
     checked: list[str] = field(default_factory=list)
     introduced: list[dict[str, Any]] = field(default_factory=list)
     not_checked: list[str] = field(default_factory=list)  # "path: why"
+    # files of a language no server runs for (a syntactic rename): nothing can check them, which is
+    # said, not counted as a failed check (the caller chose the server-less route)
+    no_server: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -66,13 +72,16 @@ class CheckReport:
             out.extend(f"  {why}" for why in self.not_checked[:MAX_SHOWN])
             if len(self.not_checked) > MAX_SHOWN:
                 out.append(f"  [... {len(self.not_checked) - MAX_SHOWN} more: data `diagnostics.not_checked`]")
+        if self.no_server:
+            out.append(f"not checked: no language server runs for {len(self.no_server)} file(s) "
+                       f"({', '.join(self.no_server[:MAX_SHOWN])}{', ...' if len(self.no_server) > MAX_SHOWN else ''})")
         if not self.errors and not self.not_checked:
             out.append(f"no new errors in {len(self.checked)} checked file(s) ({self.seconds:.1f} s)")
         return out
 
     def to_dict(self) -> dict[str, Any]:
         return {"checked": self.checked, "introduced": self.introduced, "not_checked": self.not_checked,
-                "timeout": self.timeout, "seconds": round(self.seconds, 2), "failed": self.failed}
+                "no_server": self.no_server, "timeout": self.timeout, "seconds": round(self.seconds, 2), "failed": self.failed}
 
 
 def baseline(ctx: ToolContext, paths: Iterable[str], timeout: float) -> dict[str, list[Diagnostic] | str]:
@@ -91,6 +100,9 @@ def recheck(ctx: ToolContext, applied: Applied, before: dict[str, list[Diagnosti
     for rel in written:
         after = now.get(rel)
         old = before.get(rel, [])  # a created file had no diagnostics before
+        if after == NO_SERVER:
+            report.no_server.append(rel)
+            continue
         if isinstance(after, str):
             report.not_checked.append(f"{rel}: {after}")
             continue
@@ -131,7 +143,7 @@ def _ask(ctx: ToolContext, paths: list[str], timeout: float) -> dict[str, list[D
     for rel in paths:
         language = server_language(rel)
         if language is None or language not in sessions:
-            out[rel] = "no language server runs for it"
+            out[rel] = NO_SERVER
         else:
             jobs[rel] = sessions[language]
     if not jobs:
