@@ -33,6 +33,7 @@ from ..semantic.name_occurrences import SourceListing, source_listing
 from ..semantic.sessions import notify_changed, session_for
 from .peer import refusal as peer_refusal
 from .protocol import DaemonError, build_id, recv_message, send_message, settings_id
+from .upkeep import ServerUpkeep
 
 log = logging.getLogger("codeagent.daemon")
 
@@ -57,6 +58,7 @@ class Daemon:
             # Start the server the first request needs now: it indexes while the tools load.
             threading.Thread(target=self._warm, args=(language, warm_files or []), daemon=True).start()
         self.registry = load_all_tools()
+        self.upkeep = ServerUpkeep(self.ctx)  # memory limit and idle stop of the servers, between requests
         # The listing of source files (folder watches; the texts read into memory) serves the
         # searches for unconfirmed occurrences. It is built after the first answer, never competing
         # with it (that request searches with ripgrep; the bridge watches the tree on its own).
@@ -114,6 +116,7 @@ class Daemon:
             except InterruptedError:
                 continue
             if not readable:
+                self.upkeep.stop_idle()
                 continue
             try:
                 conn, _ = listener.accept()
@@ -131,6 +134,7 @@ class Daemon:
             finally:
                 self._idle.set()
             if op == "tool":  # a status ping must not keep an idle daemon alive
+                self.upkeep.after_request()
                 self.last_request = time.monotonic()
                 self._after_request()  # (a starting CLI's ping comes before its first request)
 
@@ -190,6 +194,8 @@ class Daemon:
             log.exception("request failed")
             return {"ok": False, "error": f"daemon error: {type(exc).__name__}: {exc}"}
         log.info("%s %.3f s", name, time.monotonic() - started)
+        if notes := self.upkeep.take_notes():
+            result.data["server_notes"] = notes
         return {"ok": True, "result": result.to_dict()}
 
     def close(self) -> None:
