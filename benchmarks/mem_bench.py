@@ -136,7 +136,7 @@ class Sampler:
                     self.names[pid] = _name(pid)
         self.peak_kib = max(self.peak_kib, total)
 
-    def stop(self) -> dict[str, float]:
+    def stop(self) -> dict[str, Any]:
         if not self._stop.is_set():
             self.sample()
             self._stop.set()
