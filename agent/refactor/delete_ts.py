@@ -105,7 +105,8 @@ class TsDeletePlanner:
             raise ToolFailure(f"{self.target.location}: not the name of a top-level function, class, interface, "
                               "type, enum or const/let declaration (one name per declaration)")
         self.stmts = stmts
-        importers = Importers(self.ws, self.rel, self.name)
+        default = any(s.type == "export_statement" and any(c.type == "default" for c in s.children) for s in stmts)
+        importers = Importers(self.ws, self.rel, self.name, default=default)
         self.files.update(importers.files)
         seen: dict[Where, None] = {}
         for stmt in stmts:

@@ -221,10 +221,10 @@ class Importers:
     """The workspace's TS/JS files as one syntactic index for one name: which modules export it
     (the source, and barrels re-exporting it, transitively) and where files import it from them."""
 
-    def __init__(self, ws: Workspace, source: str, name: str):
-        self.ws, self.source, self.name = ws, source, name
+    def __init__(self, ws: Workspace, source: str, name: str, *, default: bool = False):
+        self.ws, self.source, self.name, self.default = ws, source, name, default
         self.files: dict[str, TsFile] = {}
-        word = re.compile(rf"\b{re.escape(name)}\b|export\s*\*")
+        word = re.compile(rf"\b{re.escape(name)}\b|export\s*\*" + (r"|\bimport\b" if default else ""))
         for path in iter_files(ws.root, max_files=MAX_FILES):
             rel = ws.rel(path)
             if not rel.endswith(SUFFIXES) or rel.endswith(".d.ts") and rel != source:
@@ -258,6 +258,16 @@ class Importers:
                         break
         return found
 
+    def _default_uses(self, file: TsFile, stmt: ts.Node) -> list[tuple[str, int, int]]:
+        """A default export's importers bind it under any name: `import x from`, `export {default} from`."""
+        rel = file.src.rel
+        binding = _default_binding(stmt) if stmt.type == "import_statement" else None
+        out = [(rel, *_point(file, sp)) for sp in specifiers(stmt) if specifier_name(file, sp) == "default"]
+        if binding is not None:
+            out.append((rel, *_point(file, binding)))
+            out.extend((rel, *_point(file, u)) for u in _uses(file, file.text(binding)))
+        return out
+
     def references(self) -> list[tuple[str, int, int]]:
         """(rel path, 0-based line, character) of every import / re-export of the name from a module
         exporting it, and of every `ns.name` through a namespace import of one."""
@@ -275,6 +285,8 @@ class Importers:
                         if sp.type == "import_specifier":
                             out.extend((rel, *_point(file, u)) for u in _uses(file, bound_name(file, sp)))
                 namespaces.update(n for node, n in import_bindings(file, stmt) if node.type == "namespace_import")
+                if self.default and self._from(rel, stmt) == self.source:
+                    out.extend(self._default_uses(file, stmt))
             if namespaces:
                 for node in walk(file.tree.root_node):
                     obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
@@ -282,6 +294,11 @@ class Importers:
                             and file.text(obj) in namespaces and file.text(prop) == self.name:
                         out.append((rel, *_point(file, prop)))
         return out
+
+
+def _default_binding(stmt: ts.Node) -> ts.Node | None:
+    clause = next((c for c in stmt.named_children if c.type == "import_clause"), None)
+    return next((c for c in clause.named_children if c.type == "identifier"), None) if clause else None
 
 
 def _uses(file: TsFile, name: str) -> Iterator[ts.Node]:

@@ -70,3 +70,24 @@ def test_ts_delete_refused_by_a_use_the_server_reports(tsdel: Path, tree: Tree, 
     assert out.returncode == 1, out.stdout + out.stderr
     assert "src/app.ts:4:10: return label(\"a/b\");" in out.json["error"]
     assert tree(tsdel) == before
+
+
+def test_js_default_export_refused_by_a_default_import_and_unused_function_deleted(
+        tmp_path: Path, tree: Tree, cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEAGENT_LSP_DAEMON", "never")
+    root = (tmp_path / "jsproj").resolve()
+    (root / "src").mkdir(parents=True)
+    (root / "src/lib.js").write_text(
+        "import { helper } from \"./helper.js\";\n\n/**\n * Unused.\n */\nexport function unused(x) {\n"
+        "  return helper(x);\n}\n\nexport default function main() {\n  return 1;\n}\n")
+    (root / "src/helper.js").write_text("export function helper(x) {\n  return x;\n}\n")
+    (root / "src/app.js").write_text("import start from \"./lib.js\";\n\nconsole.log(start());\n")
+    before = tree(root)
+    out = cli("delete", "src/lib.js:10:25", "--root", str(root), "--json", cwd=root)  # bound as `start`
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "src/app.js:1:8: import start from \"./lib.js\";" in out.json["error"]
+    assert "src/app.js:3:13: console.log(start());" in out.json["error"]
+    assert tree(root) == before
+    out = cli("delete", "src/lib.js:6:17", "--root", str(root), "--json", cwd=root)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert (root / "src/lib.js").read_text() == "export default function main() {\n  return 1;\n}\n"
