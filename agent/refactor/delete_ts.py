@@ -158,6 +158,8 @@ class TsDeletePlanner:
         stmt = next((a for a in ancestors(node) if a.type in ("import_statement", "export_statement")), None)
         if spec is None or stmt is None:
             refs.uses.append(where)
+        elif stmt.type == "export_statement" and spec.child_by_field_name("alias") is not None:
+            refs.uses.append(where)  # exported under another name: its importers are not followed here
         elif stmt.type == "export_statement" and module_spec(file, stmt) is not None:
             refs.removable.append((stmt, spec, "re-export"))
         elif stmt.type == "export_statement":

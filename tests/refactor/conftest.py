@@ -150,6 +150,7 @@ TS_FILES = {
         "export const UNIT = 1;\n"
         "\n"
         "export { scale };\n"),
+    "src/all.ts": "export * from \"./shapes\";\n",
     "src/reexport.ts": "import { UNIT } from \"./shapes\";\n\nexport { UNIT };\n",
     "tests/util.test.ts": (
         "import { testedOnly } from \"../src/util\";\n"

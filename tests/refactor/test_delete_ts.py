@@ -41,6 +41,7 @@ def test_ts_delete_overloads_with_local_export_list(tsdel: Path, cli: Callable[.
     assert out.returncode == 0, out.stdout + out.stderr
     assert (tsdel / "src/shapes.ts").read_text() == (
         "export interface Shape {\n  area(): number;\n}\n\nexport const UNIT = 1;\n")
+    assert (tsdel / "src/all.ts").read_text() == "export * from \"./shapes\";\n"  # `export *` is no use
 
 
 def test_ts_delete_interface_and_an_import_then_export_barrel(tsdel: Path, cli: Callable[..., Any]) -> None:
@@ -91,3 +92,12 @@ def test_js_default_export_refused_by_a_default_import_and_unused_function_delet
     out = cli("delete", "src/lib.js:6:17", "--root", str(root), "--json", cwd=root)
     assert out.returncode == 0, out.stdout + out.stderr
     assert (root / "src/lib.js").read_text() == "export default function main() {\n  return 1;\n}\n"
+
+
+def test_ts_delete_refused_by_an_export_under_another_name(tsdel: Path, tree: Tree, cli: Callable[..., Any]) -> None:
+    (tsdel / "src/alias.ts").write_text("function inner(): number {\n  return 1;\n}\n\nexport { inner as outer };\n")
+    before = tree(tsdel)
+    out = cli("delete", "src/alias.ts:1:10", "--root", str(tsdel), "--json", cwd=tsdel)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "src/alias.ts:5:10: export { inner as outer };" in out.json["error"]
+    assert tree(tsdel) == before
