@@ -2,7 +2,7 @@
 """Cross-file refactors by scripted policies: text tools versus semantic tools.
 
 Each task is a rename on a fixture project. Each policy is a scripted "model" that drives the real
-agent loop (`agent.commands.run.run_agent` with a `Model` that follows a script instead of an
+agent loop (`agent.runner.run_agent` with a `Model` that follows a script instead of an
 endpoint), so every call goes through the registry, the journal and the trajectory exactly as in a
 real run. For each (task, policy) the bench reports the tool calls, the bytes of tool output the
 model had to read, and whether the final tree is correct: the project's tests pass, the sites that
@@ -40,10 +40,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agent.bootstrap import load_all_tools, open_context  # noqa: E402
-from agent.commands.run import run_agent  # noqa: E402
 from agent.config import Settings  # noqa: E402
 from agent.llm import Reply, ToolCall  # noqa: E402
 from agent.registry import Tool  # noqa: E402
+from agent.runner import run_agent  # noqa: E402
 from agent.trajectory import read_events  # noqa: E402
 
 FIXTURES = ROOT / "fixtures"
