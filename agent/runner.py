@@ -13,6 +13,7 @@ from .bootstrap import load_all_tools
 from .checkpoint import CheckpointError, git_checkpoint, restore_hint
 from .config import Settings
 from .context import Context, make_counter
+from .edithint import CrossFileHint
 from .llm import LLMClient, Model
 from .loop import Agent, Display, Limits, Outcome
 from .prompts import system_prompt, task_message
@@ -62,7 +63,8 @@ def run_agent(ctx: ToolContext, settings: Settings, task: str, *, toolset: str =
         keep_turns=settings.agent.keep_turns, counter=make_counter())
     a = settings.agent
     agent = Agent(model, ctx, registry, tools, context, limits=Limits(a.max_steps, a.max_total_tokens, a.max_seconds),
-                  trajectory=traj, display=display, confirm=confirm)
+                  trajectory=traj, display=display, confirm=confirm,
+                  advisers=[CrossFileHint(ctx, [t.name for t in tools])])
     llm = settings.llm.model_dump(exclude={"api_key"})
     traj.event("run_start", task=task, toolset=toolset, root=str(ws.root), tools=[t.name for t in tools],
                llm=llm, limits=a.model_dump(), protocol=model.protocol, checkpoint=checkpoint,
