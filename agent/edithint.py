@@ -6,8 +6,9 @@ does the whole job in one edit (rename_symbol, or move_symbol when the definitio
 What counts, precisely: an identifier occurrence the edit removes (its line block loses more
 occurrences of the name than it gains) on a line that defines the name (def/class/function/
 const/let/var/interface/type/enum, or a module-level `NAME =`) or imports it; the server must
-resolve that occurrence to a symbol whose definition is the occurrence itself (a definition) or
-that the line imports, and must find references to it in other workspace files. Strings, comments,
+resolve that occurrence to a symbol whose definition is the occurrence itself (a definition), or,
+on an import line, a name replaced by another that is bound to a workspace symbol other than a
+module; and it must find references to it in other workspace files. Strings, comments,
 local variables and one-file symbols find no other file, so they stay silent.
 
 The question is asked on the tree *before* the edit (afterwards the other files' uses no longer
@@ -221,7 +222,13 @@ class CrossFileHint:
         session = session_for(self.ctx, language)
         real = self.ctx.workspace.resolve(r.path)
         pos = Position(r.line, r.column)
-        if not r.importing and not any(_at(loc, real, pos) for loc in session.definition(real, pos)):
+        defs = session.definition(real, pos)
+        if r.importing:
+            # only a name replaced by another (not an import dropped), bound to a workspace symbol
+            # that is not a module (changing which module a file imports is not a rename of it)
+            if not r.replaced or not any(self._rel(d.path) is not None and not _module(d) for d in defs):
+                return None
+        elif not any(_at(loc, real, pos) for loc in defs):
             return None  # the line names it, but its definition is elsewhere (a re-assignment, a shadow)
         files = {self._rel(loc.path) for loc in session.references(real, pos, True)}
         others = sorted(f for f in files if f is not None and f != r.path)
@@ -249,6 +256,12 @@ def describe(r: Removed, others: list[str], offered: set[str]) -> str:
 def _at(loc: FileLocation, real: Path, pos: Position) -> bool:
     r = loc.range
     return loc.path == real and r.start.line == pos.line and r.start.character <= pos.character <= r.end.character
+
+
+def _module(loc: FileLocation) -> bool:
+    """A definition that is a whole module (the servers answer its file's first position)."""
+    r = loc.range
+    return r.start.line == r.start.character == r.end.line == r.end.character == 0
 
 
 def _within(seconds: float, work: Callable[[], list[str | None]]) -> list[str | None] | None:

@@ -98,8 +98,12 @@ def test_unrelated_edits_say_nothing(root: Path) -> None:
         tools_reply(replace("tests/test_shapes.py", "def test_area_of_circle()", "def test_circle_area()")),
         # a call site of the cross-file function (not its definition, not an import)
         tools_reply(replace("shapes/labels.py", "{area_of(size, precision=3)}", "{round(size.area(), 3)}")),
+        # an import of a module swapped for another (a library's here), and a name dropped from an import
+        tools_reply(replace("shapes/geometry.py", "import math\n", "import cmath as math\n")),
+        tools_reply(replace("shapes/registry.py", "from shapes.geometry import Circle, Square, area_of",
+                            "from shapes.geometry import Circle, Square")),
     ])
-    assert edits_made(events) == 8
+    assert edits_made(events) == 10
     assert hints(events) == []
 
 
