@@ -44,6 +44,8 @@ LIMIT = 5000  # above every target's count: the whole answer, as the uncached si
 
 def daemon_times(root: Path) -> list[float]:
     log = state_dir(root) / "daemon.log"
+    if not log.exists():  # no daemon started yet
+        return []
     return [float(m.group(1)) for line in log.read_text(encoding="utf-8").splitlines() if (m := SERVED.search(line))]
 
 
@@ -56,7 +58,7 @@ def timed_call(daemon: DaemonClient, root: Path, rel: str, line: int, col: int, 
     if not result.get("success"):
         raise RuntimeError(f"find_references failed: {result.get('error')}")
     times = daemon_times(root)
-    if len(times) != before + 1:
+    if len(times) != before + 1 and before:  # (the first request started the daemon: a new log may begin)
         raise RuntimeError("the daemon did not log exactly one request")
     return times[-1], trip, result["data"]
 
