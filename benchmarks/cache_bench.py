@@ -60,7 +60,7 @@ def timed_call(daemon: DaemonClient, root: Path, rel: str, line: int, col: int, 
     times = daemon_times(root)
     if len(times) != before + 1 and before:  # (the first request started the daemon: a new log may begin)
         raise RuntimeError("the daemon did not log exactly one request")
-    return times[-1], trip, result["data"]
+    return times[-1], trip, result
 
 
 def main() -> int:
@@ -85,21 +85,26 @@ def main() -> int:
             timed_call(daemon, root, rel, line, col, LIMIT)
         deadline = time.monotonic() + 600
         for _name, rel, line, col in TARGETS:  # each answered (and kept) once the watch is up
-            while not timed_call(daemon, root, rel, line, col, LIMIT)[2].get("cached"):
+            while not timed_call(daemon, root, rel, line, col, LIMIT)[2]["data"].get("cached"):
                 if time.monotonic() > deadline:
                     raise RuntimeError("the daemon never answered from its cache")
                 time.sleep(0.5)
         samples: dict[str, dict[str, list[float]]] = {
-            t[0]: {"uncached_daemon": [], "uncached_trip": [], "cached_daemon": [], "cached_trip": []} for t in TARGETS}
+            t[0]: {"uncached_daemon": [], "uncached_trip": [], "cached_daemon": [], "cached_trip": [], "encode": []} for t in TARGETS}
         counts: dict[str, int] = {}
         for round_ in range(args.rounds):
             for name, rel, line, col in TARGETS:
-                in_daemon, trip, data = timed_call(daemon, root, rel, line, col, LIMIT + 1 + round_)
+                in_daemon, trip, whole = timed_call(daemon, root, rel, line, col, LIMIT + 1 + round_)
+                data = whole["data"]
                 if data.get("cached"):
                     raise RuntimeError("a new key was answered from the cache")
                 samples[name]["uncached_daemon"].append(in_daemon)
                 samples[name]["uncached_trip"].append(trip)
-                in_daemon, trip, cached = timed_call(daemon, root, rel, line, col, LIMIT)
+                in_daemon, trip, hit = timed_call(daemon, root, rel, line, col, LIMIT)
+                cached = hit["data"]
+                started = time.perf_counter()  # what the daemon's send_message does with the hit
+                json.dumps({"ok": True, "result": hit}, ensure_ascii=False).encode("utf-8")
+                samples[name]["encode"].append(time.perf_counter() - started)
                 if not cached.get("cached") or cached["count"] != data["count"]:
                     raise RuntimeError(f"{name}: the repeated query was not answered from the cache")
                 samples[name]["cached_daemon"].append(in_daemon)
@@ -113,14 +118,14 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2), encoding="utf-8")
     print(f"\nDjango 5.1.4, {args.rounds} rounds, load {report['machine']['load_start']} -> {report['machine']['load_end']}")
-    print("| symbol | refs | uncached in daemon p50 | cached in daemon p50 | uncached round trip p50 | cached round trip p50 |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| symbol | refs | uncached in daemon p50 | cached in daemon p50 | reply encoding p50 | uncached round trip p50 | cached round trip p50 |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     worst = 0.0
     for name, t in report["targets"].items():
-        worst = max(worst, t["cached_daemon_p50_s"])
+        worst = max(worst, t["cached_daemon_p50_s"] + t["encode_p50_s"])
         print(f"| {name} | {t['count']} | {t['uncached_daemon_p50_s'] * 1000:.0f} ms | {t['cached_daemon_p50_s'] * 1000:.0f} ms"
-              f" | {t['uncached_trip_p50_s'] * 1000:.0f} ms | {t['cached_trip_p50_s'] * 1000:.0f} ms |")
-    print(f"\ncached in-daemon p50 <= {CACHED_TARGET_S * 1000:.0f} ms: {'yes' if worst <= CACHED_TARGET_S else 'NO'}")
+              f" | {t['encode_p50_s'] * 1000:.1f} ms | {t['uncached_trip_p50_s'] * 1000:.0f} ms | {t['cached_trip_p50_s'] * 1000:.0f} ms |")
+    print(f"\ncached in-daemon p50 (with the reply's encoding) <= {CACHED_TARGET_S * 1000:.0f} ms: {'yes' if worst <= CACHED_TARGET_S else 'NO'}")
     return 0 if worst <= CACHED_TARGET_S else 1
 
 
