@@ -37,6 +37,7 @@ from ..semantic.name_occurrences import SourceListing
 from ..semantic.querycache import CACHED_TOOLS, QueryCache, named_paths, query_cache, stamps_of
 from ..semantic.sessions import running_sessions
 from ..toolcontext import ToolContext
+from .protocol import EncodedResult
 
 
 class CachedCalls:
@@ -52,8 +53,9 @@ class CachedCalls:
         self.computed = computed
         self._generation: int | None = None  # of the watch, when entries were last valid
 
-    def call(self, name: str, args: dict[str, Any], listing: SourceListing | None) -> dict[str, Any]:
-        """The result (as a dict) of one call; `listing` was polled just before (None: no watch yet)."""
+    def call(self, name: str, args: dict[str, Any], listing: SourceListing | None) -> dict[str, Any] | EncodedResult:
+        """The result of one call: a dict, or a kept answer as its JSON (data `cached` is true);
+        `listing` was polled just before (None: no watch yet)."""
         watcher = listing.watcher if listing is not None else None
         healthy = watcher is not None and watcher.healthy and watcher.events is not None
         if not healthy or watcher is None or watcher.events or watcher.generation != self._generation:
@@ -77,7 +79,7 @@ class CachedCalls:
         if not watcher.pending():
             hit = self.cache.get(self._key(name, call))
             if hit is not None:
-                return {**hit, "data": {**(hit.get("data") or {}), "cached": True}}
+                return EncodedResult(hit)
         epoch, generation, started = self.cache.epoch, watcher.generation, time.time_ns()
         result = self.registry.execute(self.ctx, tool, params).to_dict()
         if self.computed is not None:
@@ -89,7 +91,7 @@ class CachedCalls:
             paths = named_paths(self.ctx.workspace.root, data, also)
             stamps = stamps_of(paths, started) if paths is not None else None
             if stamps is not None and not watcher.pending():
-                self.cache.put(self._key(name, call), result, stamps, epoch)
+                self.cache.put(self._key(name, call), {**result, "data": {**data, "cached": True}}, stamps, epoch)
         return result
 
     def _key(self, name: str, call: dict[str, Any]) -> str:

@@ -5,6 +5,7 @@ the store's bounds (entries, bytes, least recently used first out)."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,7 +41,8 @@ def session(root: Path) -> Iterator[tuple[ToolContext, SourceListing]]:
 def _ask(calls: CachedCalls, listing: SourceListing, args: dict[str, Any] = REFS) -> dict[str, Any]:
     """As the daemon does: drain the watch, then answer."""
     listing.poll()
-    result = calls.call("find_references", args, listing)
+    answer = calls.call("find_references", args, listing)
+    result = json.loads(answer) if isinstance(answer, bytes) else answer  # a kept answer is its JSON
     assert result["success"], result
     data: dict[str, Any] = result["data"]
     return data
