@@ -41,6 +41,39 @@ from agent.syntax.languages import get_query, language_for, parse_bytes  # noqa:
 from agent.syntax.querywalk import Match, query_walk, walk_matches  # noqa: E402
 from agent.syntax.sources import source_files  # noqa: E402
 
+# Corpora: the unpacked tree, the sdist file names, how to download it. A tarball may also be
+# named by --tree or the environment ($CODEAGENT_BENCH_DJANGO, $CODEAGENT_BENCH_HOMEASSISTANT:
+# an unpacked tree or the .tar.gz), or lie in $CODEAGENT_BENCH_CACHE.
+CORPORA = {
+    "django": (f"Django-{VERSION}", f"[Dd]jango-{VERSION}.tar.gz", f"django=={VERSION}"),
+    "homeassistant": ("homeassistant-2024.3.3", "homeassistant-2024.3.3.tar.gz", "homeassistant==2024.3.3"),
+}
+
+
+def corpus_tree(name: str, given: Path | None = None) -> Path:
+    """The unpacked tree of a corpus: `given` (a folder, or a tarball unpacked once into
+    benchmarks/.cache/), the environment's, or the sdist (downloaded once)."""
+    folder, pattern, requirement = CORPORA[name]
+    given = given or (Path(os.environ[f"CODEAGENT_BENCH_{name.upper()}"])
+                      if os.environ.get(f"CODEAGENT_BENCH_{name.upper()}") else None)
+    if given is not None and given.is_dir():
+        return given
+    tree = CACHE / folder
+    if tree.is_dir():
+        return tree
+    CACHE.mkdir(parents=True, exist_ok=True)
+    archive = given
+    if archive is None and os.environ.get("CODEAGENT_BENCH_CACHE"):
+        archive = next(Path(os.environ["CODEAGENT_BENCH_CACHE"]).glob(pattern), None)
+    archive = archive or next(CACHE.glob(pattern), None)
+    if archive is None:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
+                        requirement, "-d", str(CACHE)], check=True)
+        archive = next(CACHE.glob(pattern))
+    with tarfile.open(archive) as tar:
+        tar.extractall(CACHE, filter="data")
+    return tree
+
 
 def django_tree() -> Path:
     tree = CACHE / f"Django-{VERSION}"
