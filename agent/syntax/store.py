@@ -28,6 +28,8 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS names (norm TEXT NOT NULL, path TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS names_by_norm ON names (norm);
 CREATE INDEX IF NOT EXISTS names_by_path ON names (path);
+-- the stat keys alone (a scan of the rows, as `codeagent index`'s fast path makes, skips the outlines)
+CREATE INDEX IF NOT EXISTS files_stat ON files (path, size, mtime_ns, inode, checked_ns, skipped);
 CREATE TABLE IF NOT EXISTS walk (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER);
 """
 # The `walk` table and meta 'walk_key'/'walk_ns': what the last complete walk of the tree depended
