@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import fcntl
 import gc
+import json
 import logging
 import os
 import select
@@ -31,6 +32,7 @@ from ..config import Settings
 from ..languages import server_language
 from ..semantic.name_occurrences import SourceListing, source_listing
 from ..semantic.sessions import notify_changed, session_for
+from .cached import CachedCalls
 from .peer import refusal as peer_refusal
 from .protocol import DaemonError, build_id, recv_message, send_message, settings_id
 from .upkeep import ServerUpkeep
@@ -58,6 +60,7 @@ class Daemon:
             # Start the server the first request needs now: it indexes while the tools load.
             threading.Thread(target=self._warm, args=(language, warm_files or []), daemon=True).start()
         self.registry = load_all_tools()
+        self.calls = CachedCalls(self.ctx, self.registry, self.settings_id)  # repeated queries from a cache
         self.upkeep = ServerUpkeep(self.ctx)  # memory limit and idle stop of the servers, between requests
         # The listing of source files (folder watches; the texts read into memory) serves the
         # searches for unconfirmed occurrences. It is built after the first answer, never competing
@@ -189,14 +192,15 @@ class Daemon:
             created_or_deleted = listing.poll() if listing is not None else []
             if created_or_deleted:
                 notify_changed(self.ctx, created_or_deleted)
-            result = self.registry.call(self.ctx, name, args)
+            result = self.calls.call(name, args, listing)
         except Exception as exc:  # the registry converts tool errors; this is a daemon bug
             log.exception("request failed")
             return {"ok": False, "error": f"daemon error: {type(exc).__name__}: {exc}"}
         log.info("%s %.3f s", name, time.monotonic() - started)
-        if notes := self.upkeep.take_notes():
-            result.data["server_notes"] = notes
-        return {"ok": True, "result": result.to_dict()}
+        if notes := self.upkeep.take_notes():  # added to a copy: never into a kept answer
+            said = json.loads(result) if isinstance(result, bytes) else result
+            result = {**said, "data": {**(said.get("data") or {}), "server_notes": notes}}
+        return {"ok": True, "result": result}
 
     def close(self) -> None:
         self.ctx.close()

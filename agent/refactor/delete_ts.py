@@ -24,6 +24,7 @@ from ..semantic.target import Target
 from ..syntax.languages import language_for, parse
 from ..toolcontext import ToolContext
 from .delete_ts_syntax import (
+    MAX_FILES,
     SUFFIXES,
     Cut,
     Importers,
@@ -107,6 +108,9 @@ class TsDeletePlanner:
         self.stmts = stmts
         default = any(s.type == "export_statement" and any(c.type == "default" for c in s.children) for s in stmts)
         importers = Importers(self.ws, self.rel, self.name, default=default)
+        if importers.walked > MAX_FILES:
+            raise ToolFailure(f"safe_delete: the workspace has more than {MAX_FILES:,} files, so the scan for uses the "
+                              "TypeScript server cannot see would be incomplete; nothing was changed")
         self.files.update(importers.files)
         seen: dict[Where, None] = {}
         for stmt in stmts:

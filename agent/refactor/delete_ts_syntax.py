@@ -225,7 +225,11 @@ class Importers:
         self.ws, self.source, self.name, self.default = ws, source, name, default
         self.files: dict[str, TsFile] = {}
         word = re.compile(rf"\b{re.escape(name)}\b|export\s*\*" + (r"|\bimport\b" if default else ""))
-        for path in iter_files(ws.root, max_files=MAX_FILES):
+        self.walked = 0  # files seen: past MAX_FILES the scan is incomplete, and a delete must refuse
+        for path in iter_files(ws.root, max_files=MAX_FILES + 1):
+            self.walked += 1
+            if self.walked > MAX_FILES:
+                break
             rel = ws.rel(path)
             if not rel.endswith(SUFFIXES) or rel.endswith(".d.ts") and rel != source:
                 continue

@@ -101,3 +101,18 @@ def test_ts_delete_refused_by_an_export_under_another_name(tsdel: Path, tree: Tr
     assert out.returncode == 1, out.stdout + out.stderr
     assert "src/alias.ts:5:10: export { inner as outer };" in out.json["error"]
     assert tree(tsdel) == before
+
+
+def test_ts_delete_refused_when_the_workspace_is_too_big_to_scan(
+        tsdel: Path, tree: Tree, cli: Callable[..., Any]) -> None:
+    """Past the scan's file bound a use the server cannot see could be missed: refuse, never delete."""
+    from agent.refactor.delete_ts_syntax import MAX_FILES
+    bulk = tsdel / "generated"
+    bulk.mkdir()
+    for i in range(MAX_FILES + 1):
+        (bulk / f"f{i}.txt").write_bytes(b"")
+    before = tree(tsdel)
+    out = cli("delete", "src/util.ts:7:17", "--root", str(tsdel), "--json", cwd=tsdel)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert f"more than {MAX_FILES:,} files" in out.stdout + out.stderr
+    assert tree(tsdel) == before
