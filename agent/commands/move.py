@@ -17,7 +17,7 @@ def cmd_move(args: argparse.Namespace) -> int:
     # the plan needs no language server: the daemon (warm servers) only pays off for --check
     check = bool(args.check)
     return _emit(args, run_tool(root, settings, "move_symbol", tool_args, use_daemon=check and not args.no_daemon,
-                                early_server=check))
+                                early_server=check, tool_module="move"))
 
 
 def register(sub: Any) -> None:
