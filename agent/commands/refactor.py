@@ -25,13 +25,15 @@ def cmd_signature(args: argparse.Namespace) -> int:
     root = _root(args.root)
     tool_args = {**parse_target(args.target, root), "new_params": args.new_params, "values": _values(args.value),
                  "dry_run": bool(args.dry_run), "check_diagnostics": args.check}
-    return _emit(args, run_tool(root, _settings(root), "change_signature", tool_args, use_daemon=not args.no_daemon))
+    return _emit(args, run_tool(root, _settings(root), "change_signature", tool_args, use_daemon=not args.no_daemon,
+                                tool_module="refactor"))
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
     root = _root(args.root)
     tool_args = {**parse_target(args.target, root), "dry_run": bool(args.dry_run), "check_diagnostics": args.check}
-    return _emit(args, run_tool(root, _settings(root), "safe_delete", tool_args, use_daemon=not args.no_daemon))
+    return _emit(args, run_tool(root, _settings(root), "safe_delete", tool_args, use_daemon=not args.no_daemon,
+                                tool_module="refactor"))
 
 
 def register(sub: Any) -> None:
