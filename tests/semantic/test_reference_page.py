@@ -47,6 +47,10 @@ def test_references_are_grouped_by_enclosing_symbol_and_the_cut_is_exact(tmp_pat
             f"`codeagent refs pkg/a.py:1:5 --json` for all of them; they are in pkg/b.py ({left})]")
         shown_rows = [line for line in cut.text if line.startswith("    ")]
         assert len(shown_rows) == cut.listed and sum(len(line) + 1 for line in cut.text) <= 300
+        # an edited file is grouped by its new outline (kept outlines are for their own text only)
+        (tmp_path / "pkg/a.py").write_text("class Registry:\n    def describe(self):\n        return f()\n")
+        assert Outlines(ctx).where("pkg/a.py", 2, 15) == ("Registry.describe", "method")
+        assert Outlines(ctx).where("pkg/a.py", 6, 15) == ("pkg.a", "module")
     finally:
         ctx.close()
 
