@@ -90,6 +90,18 @@ def tool_call_sites(root: Path, data: dict[str, Any]) -> set[tuple[str, int]]:
     return out
 
 
+def write(out: Path, report: dict[str, Any], samples: dict[str, dict[str, list[float]]]) -> None:
+    report["warm"] = {k: {"raw_p50_s": statistics.median(v["raw"]), "daemon_p50_s": statistics.median(v["daemon"]),
+                          "ratio": statistics.median(v["daemon"]) / max(statistics.median(v["raw"]), 1e-9),
+                          # each round's raw and daemon calls are a pair, run back to back
+                          "pair_ratio_p50": statistics.median(d / max(r, 1e-9)
+                                                              for r, d in zip(v["raw"], v["daemon"], strict=True)),
+                          "raw_s": v["raw"], "daemon_s": v["daemon"]}
+                      for k, v in samples.items() if v["raw"]}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2))
+
+
 def load_average() -> float:
     return float(Path("/proc/loadavg").read_text().split()[0])
 
@@ -138,15 +150,21 @@ def main() -> int:
                     samples[key]["daemon"].append(time.perf_counter() - t0)
                     if not result["success"]:
                         print(f"FAILED {key}: {result['error']}", flush=True)
+                    else:
+                        answers[key] = result  # the checks use a warm answer (a first one may time out)
             loads.append(load_average())
             print(f"round {rnd + 1}/{args.rounds} (load average {loads[-1]:.1f})", flush=True)
         report["load_average"] = {"median": statistics.median(loads), "min": min(loads), "max": max(loads)}
+        write(args.out, report, samples)  # the timings are kept even if the checks below fail
         # ---- correctness of call_hierarchy incoming
         checks = {}
         for name, rel, line, col in CALL_TARGETS:
             raw_calls = raw_incoming(raw, root, rel, line, col)
             raw_sites = {(Path(c["from"]["uri"].removeprefix("file://")).relative_to(root).as_posix(),
                           r["start"]["line"] + 1) for c in raw_calls for r in c["fromRanges"]}
+            if not answers[f"call_hierarchy {name}"]["success"]:
+                checks[name] = {"error": answers[f"call_hierarchy {name}"]["error"]}
+                continue
             data = answers[f"call_hierarchy {name}"]["data"]
             tool_sites = {(s["path"], s["line"]) for n in data["calls"] for s in n["calls_at"]}
             ref_sites = call_sites_from_refs(raw, root, rel, line, col)
@@ -169,13 +187,7 @@ def main() -> int:
         raw.close()
         daemon.stop()
         shutil.rmtree(work.parent, ignore_errors=True)
-    report["warm"] = {k: {"raw_p50_s": statistics.median(v["raw"]), "daemon_p50_s": statistics.median(v["daemon"]),
-                          "ratio": statistics.median(v["daemon"]) / max(statistics.median(v["raw"]), 1e-9),
-                          # each round's raw and daemon calls are a pair, run back to back
-                          "pair_ratio_p50": statistics.median(d / max(r, 1e-9) for r, d in zip(v["raw"], v["daemon"], strict=True))}
-                      for k, v in samples.items()}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2))
+    write(args.out, report, samples)
     la = report.get("load_average", {})
     print(f"\nload average during the rounds: median {la.get('median')}, min {la.get('min')}, max {la.get('max')}")
     print("\n| request | raw p50 (ms) | daemon p50 (ms) | daemon/raw (p50s) | p50 of pair ratios |\n|---|---|---|---|---|")

@@ -16,6 +16,7 @@ from .lines import LineCache
 _SERVICE = "navigation.outlines"
 MAX_CACHED_FILES = 2000
 MODULE = "module"  # the `kind` of a hit's group when no definition encloses it
+Parsed = tuple[list[Symbol], list[tuple[int, int]]]  # the outline, and each symbol's 0-based start
 
 
 class Outlines:
@@ -27,37 +28,36 @@ class Outlines:
     def __init__(self, ctx: ToolContext):
         self.ctx = ctx
         self.lines = LineCache(ctx)
-        self._symbols: dict[str, tuple[list[Symbol], list[tuple[int, int]]]] = {}
-        self._cache: dict[str, tuple[str, list[Symbol]]] = ctx.service(_SERVICE, dict)
+        self._symbols: dict[str, Parsed] = {}
+        self._cache: dict[str, tuple[str, Parsed]] = ctx.service(_SERVICE, dict)
 
     def symbols(self, rel: str) -> list[Symbol]:
         return self._read(rel)[0]
 
-    def _read(self, rel: str) -> tuple[list[Symbol], list[tuple[int, int]]]:
+    def _read(self, rel: str) -> Parsed:
         held = self._symbols.get(rel)
         if held is None:
-            found = self._parse(rel)
-            held = self._symbols[rel] = (found, [(s.line - 1, s.column - 1) for s in found])
+            held = self._symbols[rel] = self._parse(rel)
         return held
 
-    def _parse(self, rel: str) -> list[Symbol]:
+    def _parse(self, rel: str) -> Parsed:
         language = syntax_language(rel)
         if language is None:
-            return []
+            return [], []
         text = self.lines.files.text(rel)  # the session's copy: the one the hits' line texts come from
         if text is None:
-            return []
+            return [], []
         cached = self._cache.get(rel)
         if cached is not None and (cached[0] is text or cached[0] == text):
             return cached[1]
         try:
             found = list(flatten(outline(text, language)))
         except (CodeagentError, ValueError):
-            return []
+            return [], []
         if len(self._cache) >= MAX_CACHED_FILES:
             self._cache.clear()
-        self._cache[rel] = (text, found)
-        return found
+        parsed = self._cache[rel] = (text, (found, [(s.line - 1, s.column - 1) for s in found]))
+        return parsed[1]
 
     def enclosing(self, rel: str, line0: int, col0: int) -> Symbol | None:
         """The innermost definition containing the 0-based position (None at module level)."""
