@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # Families add their module here: each has `register(subparsers) -> None`.
 COMMAND_MODULES: list[str] = ["agent.commands.run_arguments", "agent.commands.code", "agent.commands.refactor",
                                "agent.commands.mcp", "agent.commands.syntax", "agent.commands.trust",
-                               "agent.view.command", "agent.commands.navigation", "agent.eval.command",
+                               "agent.view.command", "agent.commands.navigation", "agent.commands.eval_arguments",
                                "agent.commands.move"]
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_json"]
@@ -222,7 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
 
-    fast = try_fast(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    fast = try_fast(argv)
+    if fast is None and argv[:1] == ["index"]:
+        from .commands.index_fast import try_fast_index  # nothing changed: no tree-sitter, no settings
+
+        fast = try_fast_index(argv[1:])
     if fast is not None:
         return fast
     parser = build_parser()

@@ -9,49 +9,24 @@ compile (look-around, back-references) is searched by Python's `re`.
 
 from __future__ import annotations
 
-import base64
 import codecs
 import contextlib
-import json
-import os
 import re
-import subprocess
-import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from .errors import ToolFailure, WorkspaceError
+from .grep_rg import RgUnusable, rg_batches
+from .grep_types import Budget, FileHits, Source
+from .grep_types import Query as Query
 from .ripgrep import find_rg
 from .textcodec import decode_raw
 
 Engine = Literal["auto", "ripgrep", "python"]
 MAX_SHOWN_LINE = 300  # characters of one hit shown; longer lines are cut around the match
-_BATCH_FILES = 400
-_BATCH_ARG_BYTES = 64 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    pattern: str
-    regex: bool = True
-    case_sensitive: bool = True
-    context_lines: int = 0
-    max_results: int = 200
-
-
-@dataclass(slots=True)
-class FileHits:
-    """The hits of one file: matching line numbers (all, or the first `keep`) and line texts."""
-
-    path: str
-    match_lines: list[int] = field(default_factory=list)
-    offsets: dict[int, int] = field(default_factory=dict)  # byte offset of the first match in its line
-    texts: dict[int, bytes] = field(default_factory=dict)
-    matched: int = 0  # matching lines in the file, counted even past what is kept
-    binary: bool = False
 
 
 @dataclass(slots=True)
@@ -113,10 +88,11 @@ def _decoded_lines(data: bytes) -> list[str] | None:
     return lines
 
 
-def _python_file(path: Path, name: str, rx: re.Pattern[str], query: Query, keep: int) -> FileHits:
+def _python_file(path: str | Path, name: str, rx: re.Pattern[str], query: Query, keep: int) -> FileHits:
     hits = FileHits(name)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError:
         return hits
     lines = _decoded_lines(data)
@@ -140,7 +116,7 @@ def _python_file(path: Path, name: str, rx: re.Pattern[str], query: Query, keep:
 
 
 def _python_batches(
-    files: list[tuple[Path, str]], query: Query, budget: _Budget
+    files: Sequence[Source], query: Query, budget: Budget
 ) -> Iterator[list[FileHits]]:
     rx = compile_python(query)
     for path, name in files:
@@ -149,134 +125,14 @@ def _python_batches(
         yield [_python_file(path, name, rx, query, budget.remaining)]
 
 
-# ----------------------------------------------------------------- the ripgrep engine
-
-
-class RgUnusable(Exception):
-    """ripgrep cannot run this query (missing, or the pattern is outside its dialect)."""
-
-
-def _rg_args(rg: str, query: Query) -> list[str]:
-    args = [rg, "--json", "--no-config", "--crlf", "--no-messages", "-e", query.pattern]
-    args.append("--case-sensitive" if query.case_sensitive else "--ignore-case")
-    if not query.regex:
-        args.append("--fixed-strings")
-    if query.context_lines:
-        args += ["--context", str(query.context_lines)]
-    return args
-
-
-def _line_bytes(lines: dict[str, str]) -> bytes:
-    if "text" in lines:
-        return lines["text"].encode("utf-8")
-    return base64.b64decode(lines.get("bytes", ""))
-
-
-def _event_path(data: dict[str, Any]) -> str:
-    path = data["path"]
-    return str(path["text"]) if "text" in path else os.fsdecode(base64.b64decode(path.get("bytes", "")))
-
-
-def _rg_batch(rg: str, query: Query, batch: list[tuple[Path, str]], keep: int, deadline: float) -> list[FileHits]:
-    names = {str(path): name for path, name in batch}
-    cmd = _rg_args(rg, query) + ["--"] + [str(path) for path, _ in batch]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    timer = threading.Timer(max(0.0, deadline - time.monotonic()), proc.kill)
-    timer.start()
-    found: dict[str, FileHits] = {}
-    n = query.context_lines
-    assert proc.stdout is not None and proc.stderr is not None
-    try:
-        for raw in proc.stdout:
-            kind = raw[:20]
-            if not kind.startswith((b'{"type":"match"', b'{"type":"context"', b'{"type":"end"')):
-                continue
-            event = json.loads(raw)
-            data = event["data"]
-            key = _event_path(data)
-            hits = found.get(key)
-            if hits is None:
-                hits = found[key] = FileHits(names.get(key, key))
-            if event["type"] == "end":
-                hits.binary = data.get("binary_offset") is not None
-                continue
-            number = data["line_number"]
-            full = len(hits.match_lines) >= keep
-            last = hits.match_lines[-1] if hits.match_lines else None
-            # past `keep`, a line is only needed as context of the last kept match
-            needed = not full or (last is not None and number <= last + n)
-            if event["type"] == "match":
-                hits.matched += 1
-                if not full:
-                    line = _line_bytes(data["lines"])
-                    hits.match_lines.append(number)
-                    start = data["submatches"][0]["start"] if data["submatches"] else 0
-                    hits.offsets[number] = start
-                    hits.texts[number] = line
-                    continue
-            if needed:
-                hits.texts[number] = _line_bytes(data["lines"])
-        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise TimeoutError from None
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
-    finally:
-        timer.cancel()
-        proc.stdout.close()
-        err = proc.stderr.read().decode("utf-8", "replace")
-        proc.stderr.close()
-    if time.monotonic() > deadline:
-        raise TimeoutError
-    if proc.returncode not in (0, 1):
-        raise RgUnusable(err.strip() or f"rg exited with status {proc.returncode}")
-    for hits in found.values():  # drop context before the first match that fell out of `keep`
-        near = {x for m in hits.match_lines for x in range(m - n, m + n + 1)}
-        hits.texts = {k: t for k, t in hits.texts.items() if k in near}
-    return [found[str(path)] for path, _ in batch if str(path) in found]
-
-
-def _batched(files: list[tuple[Path, str]]) -> Iterator[list[tuple[Path, str]]]:
-    batch: list[tuple[Path, str]] = []
-    size = 0
-    for item in files:
-        batch.append(item)
-        size += len(str(item[0])) + 1
-        if len(batch) >= _BATCH_FILES or size >= _BATCH_ARG_BYTES:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
-
-
-def _rg_batches(rg: str, files: list[tuple[Path, str]], query: Query, budget: _Budget) -> Iterator[list[FileHits]]:
-    for batch in _batched(files):
-        if budget.expired():
-            return
-        yield _rg_batch(rg, query, batch, max(budget.remaining, 0), budget.deadline)
-
-
 # ----------------------------------------------------------------- shared selection
-
-
-@dataclass(slots=True)
-class _Budget:
-    remaining: int
-    deadline: float
-
-    def expired(self) -> bool:
-        return time.monotonic() > self.deadline
 
 
 class _Decoder:
     """Turns hit lines into text: UTF-8, or for a file that is not UTF-8 its detected encoding
     (so a GBK or Latin-1 line reads right, though the pattern matched its UTF-8 view)."""
 
-    def __init__(self, paths: dict[str, Path]):
+    def __init__(self, paths: dict[str, str | Path]):
         self.paths = paths
         self.encodings: dict[str, str] = {}
 
@@ -287,18 +143,20 @@ class _Decoder:
             pass
         if name not in self.encodings:
             self.encodings[name] = "utf-8"
-            with contextlib.suppress(OSError, KeyError, WorkspaceError):  # unreadable: keep UTF-8
-                self.encodings[name] = decode_raw(self.paths[name].read_bytes(), name=name)[1].encoding
+            with contextlib.suppress(OSError, KeyError, WorkspaceError), open(self.paths[name], "rb") as fh:
+                self.encodings[name] = decode_raw(fh.read(), name=name)[1].encoding  # unreadable: keep UTF-8
         return line.decode(self.encodings[name], "replace")
 
 
 def _collect(
-    outcome: Outcome, batches: Iterable[list[FileHits]], query: Query, budget: _Budget, decoder: _Decoder
+    outcome: Outcome, batches: Iterable[list[FileHits]], query: Query, budget: Budget, decoder: _Decoder
 ) -> None:
     for batch in batches:
         for hits in batch:
             if hits.binary or hits.matched == 0:
                 continue
+            if hits.pending:
+                hits.take(budget.remaining)
             outcome.total += hits.matched
             outcome.files_with_matches += 1
             kept = hits.match_lines[: budget.remaining]
@@ -315,7 +173,7 @@ def _collect(
 
 
 def search(
-    files: list[tuple[Path, str]], query: Query, *, engine: Engine = "auto", timeout: float = 60.0,
+    files: Sequence[Source], query: Query, *, engine: Engine = "auto", timeout: float = 60.0,
     root: Path | None = None,
 ) -> Outcome:
     """Search `files` ((real path, display name), in the order results should come) for `query`;
@@ -324,13 +182,13 @@ def search(
     rg = find_rg(root) if engine in ("auto", "ripgrep") else None
     if engine == "ripgrep" and rg is None:
         raise ToolFailure("ripgrep (rg) is not installed; install the `ripgrep` wheel or use engine python")
-    budget = _Budget(query.max_results, time.monotonic() + timeout)
+    budget = Budget(query.max_results, time.monotonic() + timeout)
     decoder = _Decoder({name: path for path, name in files})
     try:
         if rg is not None:
             try:
                 outcome.engine = "ripgrep"
-                _collect(outcome, _rg_batches(rg, files, query, budget), query, budget, decoder)
+                _collect(outcome, rg_batches(rg, files, query, budget), query, budget, decoder)
                 outcome.timed_out = budget.expired()
                 return outcome
             except RgUnusable as exc:
@@ -338,7 +196,7 @@ def search(
                     raise ToolFailure(f"ripgrep refused the search: {exc}") from exc
                 compile_python(query)  # a pattern neither dialect accepts: say so, with Python's reason
                 outcome = Outcome(files_searched=len(files), note="ripgrep could not run this pattern; searched with Python's re")
-                budget = _Budget(query.max_results, budget.deadline)
+                budget = Budget(query.max_results, budget.deadline)
         outcome.engine = "python"
         _collect(outcome, _python_batches(files, query, budget), query, budget, decoder)
     except TimeoutError:

@@ -32,6 +32,16 @@ def _is_virtualenv(path: str | Path) -> bool:
     return os.path.isfile(os.path.join(path, "pyvenv.cfg"))
 
 
+def _lists_pyvenv(entries: list[os.DirEntry[str]]) -> bool:
+    for entry in entries:
+        if entry.name == "pyvenv.cfg":
+            try:
+                return entry.is_file()
+            except OSError:
+                return False
+    return False
+
+
 _Chain = tuple[tuple[str, pathspec.GitIgnoreSpec], ...]  # (folder relative to the root, its rules)
 
 
@@ -52,6 +62,12 @@ class IgnoreRules:
             chain = parent + ((folder_rel, spec),) if spec is not None else parent
             self._chains[folder_rel] = chain
         return chain
+
+    def without_own_rules(self, folder_rel: str) -> None:
+        """Say that a folder has no .gitignore (its listing shows none), so `chain` need not try
+        to open one: its rules are its parent's."""
+        if folder_rel not in self._chains:
+            self._chains[folder_rel] = self.chain(folder_rel.rpartition("/")[0]) if folder_rel else ()
 
     def ignored_rel(self, rel: str, is_dir: bool) -> bool:
         """What git would say of a "/"-separated path relative to the root: the deepest
@@ -101,44 +117,63 @@ def iter_files(
 ) -> Iterator[Path]:
     """Files under `start` (default: the root): each folder's files (sorted), then its subfolders
     (sorted). `root` must be a real path; `start` a real path inside it."""
+    for abs_path, _rel in iter_file_names(root, start, gitignore=gitignore, max_files=max_files):
+        yield Path(abs_path)
+
+
+def iter_file_names(
+    root: Path, start: Path | None = None, *, gitignore: bool = True, max_files: int | None = None
+) -> Iterator[tuple[str, str]]:
+    """`iter_files` as strings: (absolute path, "/"-separated path relative to the root). No Path
+    objects, no relpath, and a folder's .gitignore read only when the listing shows one: on a
+    tree of thousands of files (search_in_files walks it on every call) several times faster."""
     start = start or root
+    root_s = str(root)
     if start.is_file():
-        yield start
+        yield str(start), os.path.relpath(start, root_s).replace(os.sep, "/")
         return
     rules = IgnoreRules(root) if gitignore else None
-    root_s = str(root)
     count = 0
-    stack = [str(start)]
+    start_s = str(start)
+    rel_start = os.path.relpath(start_s, root_s).replace(os.sep, "/") if start_s != root_s else ""
+    stack = [(start_s, rel_start)]
     while stack:
-        folder = stack.pop()
-        rel_folder = os.path.relpath(folder, root_s).replace(os.sep, "/") if folder != root_s else ""
+        folder, rel_folder = stack.pop()
         prefix = rel_folder + "/" if rel_folder else ""
         try:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             continue
-        subdirs: list[str] = []
+        if rel_folder != rel_start and _lists_pyvenv(entries):
+            continue  # a virtualenv (seen in its own listing: no stat per folder)
+        ignoring = False
+        if rules is not None:
+            if not any(e.name == ".gitignore" for e in entries):
+                rules.without_own_rules(rel_folder)
+            ignoring = bool(rules.chain(rel_folder))
+        subdirs: list[tuple[str, str]] = []
         for entry in entries:
+            name = entry.name
             try:
                 is_link = entry.is_symlink()
                 is_dir = not is_link and entry.is_dir()
             except OSError:
                 continue
             if is_dir:
-                if entry.name in ALWAYS_SKIPPED or _is_virtualenv(entry.path):
+                if name in ALWAYS_SKIPPED:
                     continue
-                if rules is not None and rules.ignored_rel(prefix + entry.name, True):
+                if ignoring and rules is not None and rules.ignored_rel(prefix + name, True):
                     continue
-                subdirs.append(entry.path)
+                subdirs.append((entry.path, prefix + name))
                 continue
-            if entry.name.endswith(TEMP_SUFFIX) or (is_link and _link_leaves(entry.path, root_s)):
+            if name.endswith(TEMP_SUFFIX) or (is_link and _link_leaves(entry.path, root_s)):
                 continue
             if not is_link and not entry.is_file():
                 continue  # fifos, sockets, devices
-            if rules is not None and rules.ignored_rel(prefix + entry.name, False):
+            if ignoring and rules is not None and rules.ignored_rel(prefix + name, False):
                 continue
-            yield Path(entry.path)
+            yield entry.path, prefix + name
             count += 1
             if max_files is not None and count >= max_files:
                 return

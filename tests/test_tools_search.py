@@ -102,6 +102,7 @@ QUERIES: list[dict[str, Any]] = [
     {"pattern": "parse", "glob": "src/**/*.{py,ts}"},
     {"pattern": "nothing-matches-this"},
     {"pattern": r"parse \d+", "max_results": 5},
+    {"pattern": "parse", "path": "src", "glob": "util/*.py"},  # a glob relative to a subfolder
 ]
 
 
@@ -116,6 +117,31 @@ def test_ripgrep_and_python_give_identical_results(engines: dict[str, ToolContex
     assert rg.data.pop("engine") == "ripgrep" and py.data.pop("engine") == "python"
     assert rg.output == py.output
     assert rg.data == py.data
+
+
+@needs_rg
+def test_many_matching_files_give_identical_results(root: Path) -> None:
+    """Hundreds of files with many matches each, binary files with matches before their NUL
+    among them: rg's matches past what can be shown are only counted and dropped as they come
+    (grep_rg.py), and the totals, the files counted and the lines shown stay the Python engine's."""
+    for i in range(240):
+        (root / f"d{i % 7}").mkdir(exist_ok=True)
+        (root / f"d{i % 7}" / f"f{i:03}.txt").write_bytes(b"".join(b"hit %d of %d\n" % (j, i) for j in range(25)))
+        if i % 40 == 0:
+            (root / f"d{i % 7}" / f"b{i:03}.bin").write_bytes(b"hit before the nul\n" * 30 + b"\x00")
+    registry = load_all_tools()
+    contexts = {engine: _ctx(root, engine) for engine in ("ripgrep", "python")}
+    try:
+        for query in ({"pattern": "hit", "max_results": 10}, {"pattern": r"hit \d+ of 1\d\b", "max_results": 300},
+                      {"pattern": "hit", "max_results": 3, "context_lines": 2}):
+            rg, py = (registry.call(contexts[e], "search_in_files", query) for e in ("ripgrep", "python"))
+            assert rg.success and py.success, (rg.error, py.error)
+            assert rg.data.pop("engine") == "ripgrep" and py.data.pop("engine") == "python"
+            assert (rg.output, rg.data) == (py.output, py.data)
+        assert rg.data["total_matches"] == 240 * 25 and rg.data["files_with_matches"] == 240
+    finally:
+        for c in contexts.values():
+            c.close()
 
 
 def test_search_results_are_right(tree: Path, call: Call) -> None:

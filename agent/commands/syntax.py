@@ -4,18 +4,24 @@ list_symbols use), with a progress bar on a terminal."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from .context import make_context
+from .index_fast import index_key
 from .output import EXIT_OK, print_json
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    key = index_key(Path(os.path.realpath(os.path.expanduser(args.root))))  # before anything is read
     with make_context(args.root) as ctx:
         from ..services import get_index  # the syntax layer loads only for this command
 
         index = get_index(ctx)
+        if not ctx.settings.warnings:  # (the fast path would not repeat them)
+            index.walk_key = key
         if args.rebuild:
             index.clear()
         stats = index.refresh(progress=False if args.quiet else None)

@@ -132,7 +132,16 @@ def inputs_id(root: Path, env: Mapping[str, str] | None = None) -> str:
     return digest.hexdigest()[:24]
 
 
+class EncodedResult(bytes):
+    """A reply's "result" already encoded as UTF-8 JSON (an answer the daemon kept): sent as it is."""
+
+
 def send_message(sock: socket.socket, obj: dict[str, Any]) -> None:
+    result = obj.get("result")
+    if isinstance(result, EncodedResult):  # spliced into the reply, not encoded again
+        head = json.dumps({k: v for k, v in obj.items() if k != "result"}, ensure_ascii=False)[:-1]
+        sock.sendall(head.encode("utf-8") + (b', "result": ' if head != "{" else b'"result": ') + result + b"}\n")
+        return
     sock.sendall(json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n")
 
 

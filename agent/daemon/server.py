@@ -31,6 +31,7 @@ from ..config import Settings
 from ..languages import server_language
 from ..semantic.name_occurrences import SourceListing, source_listing
 from ..semantic.sessions import notify_changed, session_for
+from .cached import CachedCalls
 from .peer import refusal as peer_refusal
 from .protocol import DaemonError, build_id, recv_message, send_message, settings_id
 
@@ -57,6 +58,7 @@ class Daemon:
             # Start the server the first request needs now: it indexes while the tools load.
             threading.Thread(target=self._warm, args=(language, warm_files or []), daemon=True).start()
         self.registry = load_all_tools()
+        self.calls = CachedCalls(self.ctx, self.registry, self.settings_id)  # repeated queries from a cache
         # The listing of source files (folder watches; the texts read into memory) serves the
         # searches for unconfirmed occurrences. It is built after the first answer, never competing
         # with it (that request searches with ripgrep; the bridge watches the tree on its own).
@@ -185,12 +187,12 @@ class Daemon:
             created_or_deleted = listing.poll() if listing is not None else []
             if created_or_deleted:
                 notify_changed(self.ctx, created_or_deleted)
-            result = self.registry.call(self.ctx, name, args)
+            result = self.calls.call(name, args, listing)
         except Exception as exc:  # the registry converts tool errors; this is a daemon bug
             log.exception("request failed")
             return {"ok": False, "error": f"daemon error: {type(exc).__name__}: {exc}"}
         log.info("%s %.3f s", name, time.monotonic() - started)
-        return {"ok": True, "result": result.to_dict()}
+        return {"ok": True, "result": result}
 
     def close(self) -> None:
         self.ctx.close()

@@ -19,6 +19,7 @@ from ..languages import server_language
 from ..toolcontext import CheckOutcome, ToolContext
 from ..workspace import Applied
 from .filecache import forget_written
+from .querycache import forget_queries
 from .sessions import fallback_note, get_pool, notify_changed, running_sessions
 
 SHOWN_SEVERITIES = ("error", "warning")
@@ -75,6 +76,7 @@ class ServerSync:
     def check(self, ctx: ToolContext, applied: Applied) -> CheckOutcome:
         root = ctx.workspace.root
         forget_written(ctx, applied.paths)
+        forget_queries(ctx)
         notify_changed(ctx, [root / p for p in applied.paths if server_language(p)])
         return CheckOutcome()
 

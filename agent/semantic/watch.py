@@ -44,6 +44,15 @@ class NewFileWatcher:
         """Changes whenever a folder stops being watched (answers of `covers` may have changed)."""
         return self._watch.generation if self._watch is not None else -1
 
+    @property
+    def healthy(self) -> bool:
+        """Every listed folder is watched and no event was lost: a change to one is seen."""
+        return self._watch is not None and not self._watch.broken
+
+    def pending(self) -> bool:
+        """Events are queued that no poll has seen yet (True when not watching: anything may have changed)."""
+        return self._watch is None or self._watch.pending()
+
     def close(self) -> None:
         if self._watch is not None:
             self._watch.close()

@@ -21,7 +21,7 @@ from .extract import FileRecord, Job, digest_of, extract
 from .languages import fingerprint
 from .name_match import Scored, name_score, normalize, query_segments, score_entry, typo_candidates
 from .provenance import KIND_NAMES, provenance
-from .sources import source_files
+from .sources import WalkLog, source_files
 from .store import IndexStore
 from .symbols import Entry
 from .workers import POOL_ERRORS, ShowProgress, deal, no_progress, parse_in_processes
@@ -97,6 +97,9 @@ class SymbolIndex:
         self._loaded: dict[str, list[Entry]] = {}  # outlines read from the store, by file
         self._names: list[str] | None = None  # every distinct normalized name (for typo matching)
         self._unsaved: dict[str, FileRecord] = {}  # parsed, but the store failed to keep them
+        # Set by `codeagent index`: a whole-tree refresh then leaves a snapshot of its walk under
+        # this key, which lets the next command check the cache without walking (index_fast.py).
+        self.walk_key: str | None = None
 
     @classmethod
     def for_workspace(cls, workspace: Workspace, settings: SyntaxSettings | None = None, *,
@@ -125,7 +128,8 @@ class SymbolIndex:
             todo: list[Job] = []
             racy: list[Job] = []
             now = time.time_ns()  # before every stat of the walk: what `checked_ns` may claim
-            for job in source_files(str(self.root), str(start)):
+            log = WalkLog() if self.walk_key and start == self.root else None
+            for job in source_files(str(self.root), str(start), log):
                 _abs_path, rel, st = job
                 seen.add(rel)
                 known = self._records.get(rel)
@@ -167,9 +171,18 @@ class SymbolIndex:
             stats.parsed = len(parsed)
             stats.removed = len(gone)
             stats.problem = stats.problem or self.store.problem
+            if log is not None:
+                self._save_walk(log, now, stats)
             stats.seconds = time.perf_counter() - started
             self.last_refresh = stats
             return stats
+
+    def _save_walk(self, log: WalkLog, walk_ns: int, stats: RefreshStats) -> None:
+        """Keep the walk's snapshot when the store now holds exactly what the walk found."""
+        if (self.walk_key is None or not log.complete or log.links or stats.problem or self._unsaved
+                or self.store.path is None or any(rec.skipped for rec in self._records.values())):
+            return  # the next command walks the tree: it knows things a snapshot cannot show
+        self.store.save_walk(self.walk_key, walk_ns, log.folders, log.ignore_files)
 
     def _keep(self, records: list[FileRecord]) -> None:
         """Take newly parsed records: into memory, and into the store (in one transaction)."""

@@ -13,6 +13,7 @@ import operator
 import os
 import stat
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import pathspec
 
@@ -22,6 +23,20 @@ from .languages import language_for
 
 _Specs = tuple[tuple[int, pathspec.GitIgnoreSpec], ...]  # (depth of the folder, its rules)
 _NAME = operator.attrgetter("name")
+
+
+@dataclass
+class WalkLog:
+    """What a walk's answer depended on, for a later check that it would still be the same
+    without walking again (agent/commands/index_fast.py): the stat of each folder walked, taken
+    before it was listed (creating, deleting or renaming an entry changes its mtime), each
+    .gitignore read, and whether a symlinked source file was followed (its target may change
+    where no folder mtime shows it)."""
+
+    folders: list[tuple[str, int, int]] = field(default_factory=list)  # (relative path, mtime_ns, inode)
+    ignore_files: list[tuple[str, int, int, int]] = field(default_factory=list)  # (path, size, mtime_ns, inode)
+    links: int = 0
+    complete: bool = True  # False when a folder could not be stat'ed or listed
 
 
 def _is_virtualenv(entries: list[os.DirEntry[str]]) -> bool:
@@ -43,9 +58,11 @@ def _ignored(parts: list[str], is_dir: bool, specs: _Specs) -> bool:
     return False
 
 
-def source_files(root: str, start: str | None = None) -> Iterator[tuple[str, str, os.stat_result]]:
+def source_files(root: str, start: str | None = None,
+                 log: WalkLog | None = None) -> Iterator[tuple[str, str, os.stat_result]]:
     """(absolute path, workspace-relative path, stat) of each supported source file under
-    `start` (default: the root). `root` and `start` are real paths, `start` inside `root`."""
+    `start` (default: the root). `root` and `start` are real paths, `start` inside `root`.
+    `log`, when given (a walk of the whole root only), is filled as the walk goes."""
     start = start or root
     root_prefix = root.rstrip(os.sep) + os.sep
     rel_start = "" if start == root else os.path.relpath(start, root).replace(os.sep, "/")
@@ -62,19 +79,30 @@ def source_files(root: str, start: str | None = None) -> Iterator[tuple[str, str
         if spec is not None:
             specs.append((depth, spec))
         folder = os.path.join(folder, parts[depth])
-    yield from _walk(start, parts, tuple(specs), root_prefix, top=True)
+    yield from _walk(start, parts, tuple(specs), root_prefix, top=True, log=log)
 
 
 def _walk(folder: str, parts: list[str], specs: _Specs, root_prefix: str,
-          top: bool = False) -> Iterator[tuple[str, str, os.stat_result]]:
+          top: bool = False, log: WalkLog | None = None) -> Iterator[tuple[str, str, os.stat_result]]:
     try:
+        if log is not None:
+            folder_st = os.stat(folder)
+            log.folders.append(("/".join(parts), folder_st.st_mtime_ns, folder_st.st_ino))
         with os.scandir(folder) as it:
             entries = sorted(it, key=_NAME)
     except OSError:
+        if log is not None:
+            log.complete = False
         return
     if not top and _is_virtualenv(entries):
         return  # (the folder the walk starts in is walked whatever it is)
     if any(e.name == ".gitignore" for e in entries):
+        if log is not None:
+            try:
+                ist = os.stat(os.path.join(folder, ".gitignore"))
+                log.ignore_files.append(("/".join([*parts, ".gitignore"]), ist.st_size, ist.st_mtime_ns, ist.st_ino))
+            except OSError:
+                log.complete = False
         spec = load_gitignore(folder)
         if spec is not None:
             specs = (*specs, (len(parts), spec))
@@ -88,6 +116,8 @@ def _walk(folder: str, parts: list[str], specs: _Specs, root_prefix: str,
             if language_for(name) is None or name.endswith(TEMP_SUFFIX):
                 continue
             if entry.is_symlink():
+                if log is not None:
+                    log.links += 1
                 real = os.path.realpath(entry.path)
                 if not real.startswith(root_prefix) or not os.path.isfile(real):
                     continue
@@ -105,4 +135,4 @@ def _walk(folder: str, parts: list[str], specs: _Specs, root_prefix: str,
             continue
         if specs and _ignored([*parts, name], True, specs):
             continue
-        yield from _walk(entry.path, [*parts, name], specs, root_prefix)
+        yield from _walk(entry.path, [*parts, name], specs, root_prefix, log=log)

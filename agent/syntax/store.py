@@ -28,7 +28,15 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS names (norm TEXT NOT NULL, path TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS names_by_norm ON names (norm);
 CREATE INDEX IF NOT EXISTS names_by_path ON names (path);
+-- the stat keys alone (a scan of the rows, as `codeagent index`'s fast path makes, skips the outlines)
+CREATE INDEX IF NOT EXISTS files_stat ON files (path, size, mtime_ns, inode, checked_ns, skipped);
+CREATE TABLE IF NOT EXISTS walk (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER);
 """
+# The `walk` table and meta 'walk_key'/'walk_ns': what the last complete walk of the tree depended
+# on (sources.WalkLog; size -1 for a folder), read by agent/commands/index_fast.py. Any change to
+# the files table deletes 'walk_key' in the same transaction, so a snapshot never outlives the
+# rows it was taken with.
+WALK_KEY, WALK_NS = "walk_key", "walk_ns"
 
 
 class IndexStore:
@@ -72,6 +80,7 @@ class IndexStore:
                 db.execute("BEGIN IMMEDIATE")
                 db.execute("DELETE FROM files")
                 db.execute("DELETE FROM names")
+                db.execute("DELETE FROM meta WHERE key = ?", (WALK_KEY,))
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (stamp,))
                 db.execute("COMMIT")
         except BaseException:
@@ -124,6 +133,7 @@ class IndexStore:
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
             self._db.executemany("INSERT INTO names VALUES (?, ?)", names)
             self._db.executemany("DELETE FROM files WHERE path = ?", gone)
+            self._db.execute("DELETE FROM meta WHERE key = ?", (WALK_KEY,))
             self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             if self._db.in_transaction:
@@ -142,6 +152,21 @@ class IndexStore:
             except sqlite3.Error:  # only a timestamp: the next refresh re-checks the content
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
+
+    def save_walk(self, key: str, walk_ns: int, folders: list[tuple[str, int, int]],
+                  files: list[tuple[str, int, int, int]]) -> None:
+        """Record the snapshot of a complete walk whose results the files table now holds."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("DELETE FROM walk")
+            self._db.executemany("INSERT OR REPLACE INTO walk VALUES (?, -1, ?, ?)", folders)
+            self._db.executemany("INSERT OR REPLACE INTO walk VALUES (?, ?, ?, ?)", files)
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (WALK_NS, str(walk_ns)))
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (WALK_KEY, key))
+            self._db.execute("COMMIT")
+        except sqlite3.Error:  # only a shortcut for later: the next command walks the tree
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):

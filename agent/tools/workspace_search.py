@@ -12,7 +12,7 @@ from ..grep import Query, render, search
 from ..registry import tool
 from ..result import ToolResult
 from ..toolcontext import ToolContext
-from ..walk import compile_glob, iter_files
+from ..walk import compile_glob, iter_file_names, iter_files
 from ..workspace import Workspace
 
 MAX_FOUND_FILES = 1000
@@ -43,6 +43,20 @@ def _selected(ws: Workspace, start: Path, glob: str | None) -> list[Path]:
         return list(iter_files(ws.root, start))
     base = start if start.is_dir() else start.parent
     return [f for f in iter_files(ws.root, start) if match(f.relative_to(base).as_posix())]
+
+
+def _selected_names(ws: Workspace, start: Path, glob: str | None) -> list[tuple[str, str]]:
+    """`_selected` as (absolute path, workspace-relative name) strings, without Path objects."""
+    try:
+        match = compile_glob(glob) if glob else None
+    except ValueError as exc:
+        raise ToolFailure(str(exc)) from exc
+    found = list(iter_file_names(ws.root, start))
+    if match is None:
+        return found
+    base = start if start.is_dir() else start.parent
+    cut = 0 if base == ws.root else len(base.relative_to(ws.root).as_posix()) + 1
+    return [(a, rel) for a, rel in found if match(rel[cut:])]
 
 
 @tool(name="find_files", model=FindFilesInput)
@@ -80,14 +94,12 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
     ws = ctx.workspace
     start = _start(ws, args.path)
     limit = ctx.settings.workspace.max_read_bytes
-    cut = len(str(ws.root)) + 1
-    named = sorted(((f, str(f)[cut:].replace(os.sep, "/")) for f in _selected(ws, start, args.glob)),
-                   key=lambda item: item[1])
-    files: list[tuple[Path, str]] = []
+    named = sorted(_selected_names(ws, start, args.glob), key=lambda item: item[1])
+    files: list[tuple[str, str]] = []
     too_big: list[str] = []
     for f, name in named:
         try:
-            size = f.stat().st_size
+            size = os.stat(f).st_size
         except OSError:
             continue
         if size > limit:

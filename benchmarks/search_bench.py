@@ -1,0 +1,156 @@
+"""`search_in_files` against ripgrep run directly (not part of the test suite; issue 20, target 7).
+
+    python benchmarks/search_bench.py [--rounds 7] [--tree PATH_OR_TARBALL] [--daemon]
+
+On Django 5.1.4's sdist (benchmarks/index_bench.py finds or downloads it; `--tree` or
+$CODEAGENT_BENCH_DJANGO may name an unpacked tree or the .tar.gz), copied to a scratch folder,
+for a literal and a regex, alternating round by round:
+
+- raw:        `rg -n --no-config --crlf --no-messages --no-require-git [-F] -e PATTERN .` in the
+              tree, its output read to the end (what a person would run; rg walks and obeys the
+              .gitignore files itself);
+- in process: the tool through the registry in this process (a warm session: imports done);
+- CLI:        `codeagent tool search_in_files --no-daemon` (the whole process);
+- daemon:     with `--daemon`, the same call answered by a started daemon (client in this process).
+
+Target: in process <= 1.3x raw for both patterns. Medians; the paired ratio is the median of
+each round's codeagent/raw (neighbours in time share the machine's load). Load averages beside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from index_bench import corpus_tree  # noqa: E402
+
+from agent.bootstrap import load_all_tools, open_context  # noqa: E402
+from agent.config import Settings  # noqa: E402
+from agent.ripgrep import find_rg  # noqa: E402
+
+CODEAGENT = [str(shutil.which("codeagent"))] if shutil.which("codeagent") else [sys.executable, "-m", "agent.cli"]
+QUERIES = {
+    "literal": {"pattern": "self.assertEqual(", "regex": False},
+    "regex": {"pattern": r"def \w+_view\(", "regex": True},
+}
+TARGET = 1.3
+
+
+def cpu() -> float:
+    """CPU seconds of this process and its finished children (rg): less moved by the machine's
+    load than wall time, which on a shared machine is mostly waiting for a core."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def raw_rg(rg: str, root: Path, query: dict[str, object]) -> tuple[float, int]:
+    cmd = [rg, "-n", "--no-config", "--crlf", "--no-messages", "--no-require-git", "--case-sensitive"]
+    if not query["regex"]:
+        cmd.append("--fixed-strings")
+    cmd += ["-e", str(query["pattern"]), "."]
+    started = time.perf_counter()
+    out = subprocess.run(cmd, cwd=root, capture_output=True, timeout=600).stdout
+    return time.perf_counter() - started, out.count(b"\n")
+
+
+def loadavg() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--tree", type=Path, help="an unpacked tree or a .tar.gz (default: Django 5.1.4)")
+    parser.add_argument("--daemon", action="store_true", help="also through a started daemon")
+    parser.add_argument("--no-cli", action="store_true", help="skip the whole-process CLI measure")
+    args = parser.parse_args()
+    rg = find_rg()
+    if rg is None:
+        print("rg is not installed", file=sys.stderr)
+        return 1
+    source = corpus_tree("django", args.tree)
+    scratch = Path(tempfile.mkdtemp(prefix="search-bench-"))
+    root = (scratch / source.name)
+    shutil.copytree(source, root, symlinks=True)
+    root = root.resolve()
+    registry = load_all_tools()
+    ctx = open_context(root, settings=Settings())
+    client = None
+    times: dict[str, dict[str, list[float]]] = {
+        q: {"raw": [], "tool": [], "cli": [], "daemon": [], "raw_cpu": [], "tool_cpu": []} for q in QUERIES}
+    counts: dict[str, tuple[int, int]] = {}
+    load_before = loadavg()
+    try:
+        if args.daemon:
+            from agent.daemon.client import DaemonClient
+
+            subprocess.run([*CODEAGENT, "daemon", "start", "--root", str(root)], capture_output=True, timeout=600)
+            client = DaemonClient(root, Settings())
+        for query in QUERIES.values():  # one warm-up of each (page cache, imports, daemon)
+            raw_rg(rg, root, query)
+            registry.call(ctx, "search_in_files", dict(query))
+        for _ in range(args.rounds):
+            for name, query in QUERIES.items():
+                cpu0 = cpu()
+                seconds, lines = raw_rg(rg, root, query)
+                times[name]["raw"].append(seconds)
+                times[name]["raw_cpu"].append(cpu() - cpu0)
+                started, cpu0 = time.perf_counter(), cpu()
+                result = registry.call(ctx, "search_in_files", dict(query))
+                times[name]["tool"].append(time.perf_counter() - started)
+                times[name]["tool_cpu"].append(cpu() - cpu0)
+                assert result.success, result.error
+                counts[name] = (lines, int(result.data["total_matches"]))
+                if not args.no_cli:
+                    started = time.perf_counter()
+                    proc = subprocess.run([*CODEAGENT, "tool", "search_in_files", "--no-daemon", "--root", str(root),
+                                           "--args", json.dumps(query)], capture_output=True, timeout=600)
+                    times[name]["cli"].append(time.perf_counter() - started)
+                    assert proc.returncode == 0, proc.stderr
+                if client is not None:
+                    started = time.perf_counter()
+                    reply = client.call_tool("search_in_files", dict(query))
+                    times[name]["daemon"].append(time.perf_counter() - started)
+                    assert reply["success"], reply
+    finally:
+        ctx.close()
+        if args.daemon:
+            subprocess.run([*CODEAGENT, "daemon", "stop", "--root", str(root)], capture_output=True, timeout=120)
+        shutil.rmtree(scratch, ignore_errors=True)
+    m = statistics.median
+    print(f"\n## search_in_files vs raw ripgrep, {source.name}, {args.rounds} rounds, medians (seconds); "
+          f"{os.cpu_count()} CPUs; load average before {load_before}, after {loadavg()}\n")
+    print("| query | matching lines (rg / tool) | raw rg | in process | ratio | paired | CPU s raw / tool | CLI | daemon "
+          "| target |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    ok = True
+    for name, query in QUERIES.items():
+        t = times[name]
+        raw, tool = m(t["raw"]), m(t["tool"])
+        paired = m(b / a for a, b in zip(t["raw"], t["tool"], strict=True))
+        met = tool / raw <= TARGET
+        ok &= met
+        cli = f"{m(t['cli']):.3f}" if t["cli"] else "-"
+        daemon = f"{m(t['daemon']):.3f} ({m(t['daemon']) / raw:.2f}x)" if t["daemon"] else "-"
+        print(f"| {name} `{query['pattern']}` | {counts[name][0]} / {counts[name][1]} | {raw:.3f} | {tool:.3f} | "
+              f"{tool / raw:.2f}x | {paired:.2f}x | {m(t['raw_cpu']):.2f} / {m(t['tool_cpu']):.2f} | {cli} | {daemon} | {'met' if met else 'MISSED'} (<= {TARGET}x) |")
+    print("\nall rounds (s): " + "; ".join(
+        f"{name} raw {' '.join(f'{x:.3f}' for x in t['raw'])} tool {' '.join(f'{x:.3f}' for x in t['tool'])}"
+        for name, t in times.items()))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

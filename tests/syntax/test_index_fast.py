@@ -1,0 +1,118 @@
+"""`codeagent index` with nothing changed answers from the cache's walk snapshot without loading
+tree-sitter (agent/commands/index_fast.py); any change to what a walk would find runs the full
+refresh. Each command is a real `codeagent` process; each says whether tree-sitter was loaded."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.commands.index_fast import GRAMMAR_MODULES, RACY_NS
+from agent.syntax import index as index_module
+from agent.syntax.languages import LANGUAGES
+
+_RUN = """
+import json, sys
+from agent.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(json.dumps({"code": code, "tree_sitter": "tree_sitter" in sys.modules}), file=sys.stderr)
+"""
+OLD = time.time() - 10_000  # far from any walk's clock: no timestamp is "racy"
+
+
+def index(root: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[dict[str, object], bool]:
+    """The JSON summary of `codeagent index --root ROOT --json`, and whether tree-sitter loaded."""
+    done = subprocess.run([sys.executable, "-c", _RUN, "index", "--root", str(root), "--json", *extra],
+                          capture_output=True, text=True, timeout=120, env=env)
+    status = json.loads(done.stderr.strip().splitlines()[-1])
+    assert status["code"] == 0, done.stderr
+    return json.loads(done.stdout), status["tree_sitter"]
+
+
+def age(root: Path) -> None:
+    """Every file and folder's mtime set long ago (deepest first: a folder's own mtime last)."""
+    for folder, dirs, files in os.walk(root, topdown=False):
+        for name in files + dirs:
+            os.utime(os.path.join(folder, name), (OLD, OLD), follow_symlinks=False)
+    os.utime(root, (OLD, OLD))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "a.py").write_text("def alpha():\n    return 1\n")
+    (root / "pkg" / "b.py").write_text("class Beta:\n    def run(self):\n        pass\n")
+    (root / "pkg" / "c.js").write_text("function gamma() { return 3; }\n")
+    (root / ".gitignore").write_text("build/\n")
+    (root / ".codeagent").mkdir()  # (made by the first index otherwise: the root's mtime would be new)
+    age(root)
+    first, loaded = index(root)
+    assert (first["files"], first["parsed"], loaded) == (3, 3, True)
+    return root
+
+
+def test_a_warm_index_does_not_load_tree_sitter(tree: Path) -> None:
+    warm, loaded = index(tree)
+    assert not loaded
+    assert (warm["files"], warm["parsed"], warm["removed"], warm["problem"]) == (3, 0, 0, None)
+    assert warm["cache"] == str(tree / ".codeagent" / "index" / "symbols.sqlite")
+    text = subprocess.run([sys.executable, "-m", "agent.cli", "index", "--root", str(tree)],
+                          capture_output=True, text=True, timeout=120)
+    assert text.returncode == 0 and text.stdout.startswith("indexed 3 source files (0 parsed, 0 removed, 1 process)")
+
+
+def test_a_changed_file_is_parsed_again(tree: Path) -> None:
+    target = tree / "pkg" / "b.py"
+    target.write_text("class Beta:\n    def run(self):\n        return 2\n")
+    os.utime(target, (OLD + 5, OLD + 5))  # changed, and not racy: only the stat shows it
+    changed, loaded = index(tree)
+    assert loaded and (changed["files"], changed["parsed"]) == (3, 1)
+    again, loaded = index(tree)
+    assert not loaded and (again["files"], again["parsed"]) == (3, 0)
+
+
+def test_a_created_file_is_indexed(tree: Path) -> None:
+    (tree / "pkg" / "d.py").write_text("def delta():\n    pass\n")
+    for path in (tree / "pkg" / "d.py", tree / "pkg"):  # not racy: only the folder's new mtime shows it
+        os.utime(path, (OLD + 5, OLD + 5))
+    created, loaded = index(tree)
+    assert loaded and (created["files"], created["parsed"]) == (4, 1)
+
+
+def test_a_deleted_file_is_removed(tree: Path) -> None:
+    (tree / "pkg" / "c.js").unlink()
+    os.utime(tree / "pkg", (OLD + 5, OLD + 5))
+    deleted, loaded = index(tree)
+    assert loaded and (deleted["files"], deleted["removed"]) == (2, 1)
+
+
+def test_a_changed_gitignore_is_obeyed(tree: Path) -> None:
+    ignore = tree / ".gitignore"
+    ignore.write_text("build/\npkg/\n")
+    os.utime(ignore, (OLD + 5, OLD + 5))
+    after, loaded = index(tree)
+    assert loaded and (after["files"], after["removed"]) == (1, 2)
+
+
+def test_other_settings_or_a_racy_timestamp_take_the_full_path(tree: Path) -> None:
+    env = {**os.environ, "CODEAGENT_SYNTAX__MAX_FILE_BYTES": "10"}  # a variable that feeds the settings
+    other, loaded = index(tree, env=env)
+    assert loaded and other["files"] == 3
+    fresh = tree / "a.py"
+    fresh.write_text("def alpha():\n    return 2\n")  # mtime now: too close to a check to trust
+    os.utime(tree, (OLD, OLD))  # (so only the file's own timestamp can send it to the full path)
+    racy, loaded = index(tree)
+    assert loaded and racy["files"] == 3
+
+
+def test_the_fast_path_knows_every_grammar() -> None:
+    assert set(GRAMMAR_MODULES) == {spec.module for spec in LANGUAGES.values()} | {"tree_sitter"}
+    assert RACY_NS == index_module.RACY_NS
