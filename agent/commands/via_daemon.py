@@ -1,5 +1,6 @@
-"""`codeagent def|refs|rename|diagnostics` and `codeagent tool NAME` (read-only tools) answered by
-the workspace's warm daemon, before any heavy import.
+"""`codeagent def|refs|rename|diagnostics`, the navigation commands (`type|calls|impls|hierarchy|fix`)
+and `codeagent tool NAME` (read-only tools) answered by the workspace's warm daemon, before any
+heavy import.
 
 With a daemon up, a call is a few milliseconds of work; the CLI's own start-up (the settings
 models, the tool registry) took ~0.25 s of it. Here the command is parsed with the standard
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import navigation_arguments as navigation
 from . import tool_command
 from .arguments import ARGUMENTS, COMMON, NO_DAEMON, TOOLS, tool_args
 from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, emit, print_json, print_undo_hint
@@ -33,9 +35,11 @@ class _Quiet(argparse.ArgumentParser):
 
 
 def _parser(command: str) -> argparse.ArgumentParser:
-    """The command's own grammar (arguments.py), without help: the normal path prints usage."""
+    """The command's own grammar (arguments.py, navigation_arguments.py), without help: the
+    normal path prints usage."""
     p = _Quiet(prog=f"codeagent {command}", add_help=False)
-    for flags, kw in (*ARGUMENTS[command], *COMMON, NO_DAEMON):
+    own = ARGUMENTS[command] if command in TOOLS else navigation.ARGUMENTS[command]
+    for flags, kw in (*own, *COMMON, NO_DAEMON):
         p.add_argument(*flags, **kw)
     return p
 
@@ -46,7 +50,7 @@ def try_fast(argv: Sequence[str]) -> int | None:
         return None
     if argv[0] == "tool":
         return _try_tool(argv[1:])
-    if argv[0] not in TOOLS:
+    if argv[0] not in TOOLS and argv[0] not in navigation.TOOLS:
         return None
     command = argv[0]
     try:
@@ -56,10 +60,13 @@ def try_fast(argv: Sequence[str]) -> int | None:
         root = Path(args.root).expanduser().resolve()
         if not root.is_dir():
             return None
-        call_args = tool_args(command, args, root)
+        if command in TOOLS:
+            name, call_args = TOOLS[command], tool_args(command, args, root)
+        else:
+            name, call_args = navigation.tool_args(command, args, root)
     except (UsageError, SystemExit, OSError, ValueError):
         return None
-    reply = _ask(root, TOOLS[command], call_args)
+    reply = _ask(root, name, call_args)
     if reply is None:
         return None
     result: dict[str, Any] = reply["result"]

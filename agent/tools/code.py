@@ -45,8 +45,8 @@ class FindReferencesInput(PositionInput):
 
 @tool(name="find_references", model=FindReferencesInput, toolset="semantic")
 def find_references(ctx: ToolContext, args: FindReferencesInput) -> ToolResult:
-    """Every reference to the symbol at a position, across the workspace, grouped by file with
-    each line's text. `complete` is false when the answer is syntactic (no language server).
+    """Every reference to the symbol at a position, across the workspace, grouped by file and by
+    enclosing definition (`in Class.method`), with each line's text. `complete` is false when the answer is syntactic (no language server).
     Same-named identifiers in code that the server did not confirm are listed for review."""
     target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
     limit = None if args.limit is None else (args.limit or sys.maxsize)
