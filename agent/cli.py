@@ -222,7 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
 
-    fast = try_fast(list(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    fast = try_fast(words)
+    if fast is None and os.environ.get("CODEAGENT_LSP_DAEMON") != "never":
+        from .commands.cold_start import try_cold  # no daemon yet: fork it before the tools load
+
+        fast = try_cold(words)
     if fast is not None:
         return fast
     parser = build_parser()
