@@ -3,6 +3,7 @@ server (not part of the test suite).
 
     python benchmarks/refs_bench.py [--corpus django,homeassistant,ec2] [--rounds 7]
                                     [--cold-rounds 3] [--cache-dir DIR] [--raw-settings default|bridge]
+    python benchmarks/refs_bench.py --table-from a.json b.json   # one table from several runs
 
 The corpora (benchmarks/corpora.py): Django 5.1.4 and Home Assistant 2024.3.3 (sdists, basedpyright)
 and @aws-sdk/client-ec2 (npm tarball, 2,144 .d.ts files, TypeScript 7's `tsc --lsp`). Archives are
@@ -204,11 +205,13 @@ def print_table(reports: dict[str, dict[str, Any]], info: dict[str, Any]) -> Non
         cold = rep["cold"]
         for name, t in rep["targets"].items():
             is_cold = name == cold["target"]
-            c = (f"{cold['raw_s']:.2f} | {cold['codeagent_s']:.2f} | {cold['codeagent_s'] / cold['raw_s']:.2f}× "
-                 f"({cold['paired_ratio']:.2f}×)" if is_cold else "| |")
+            paired = f" ({cold['paired_ratio']:.2f}×)" if "paired_ratio" in cold else ""
+            c = (f"{cold['raw_s']:.2f} | {cold['codeagent_s']:.2f} | {cold['codeagent_s'] / cold['raw_s']:.2f}×{paired}"
+                 if is_cold else "| |")
             raw, cli, dmn = t.get("raw_p50_s"), t.get("cli_p50_s"), t.get("daemon_p50_s")
-            warm = (f"{raw:.3f} | {cli:.3f} | {cli - raw:+.3f} | {dmn:.3f} | {dmn / raw:.2f}× "
-                    f"({t['daemon_paired_ratio']:.2f}×)"
+            dp = t.get("daemon_paired_ratio")
+            warm = (f"{raw:.3f} | {cli:.3f} | {cli - raw:+.3f} | {dmn:.3f} | {dmn / raw:.2f}×"
+                    + (f" ({dp:.2f}×)" if dp else "")
                     if raw and cli and dmn else "n/a | | | |")
             cut = f", {t['truncated']} cut" if t["truncated"] else ""
             print(f"| {rep['corpus']} ({rep['files']} files) | {name} | {t['raw_count']} / {t['codeagent_count']} "
@@ -235,7 +238,13 @@ def main() -> int:
                     help="raw pyright's workspace/configuration answers: the server defaults, or the bridge's")
     ap.add_argument("--keep", action="store_true", help="keep the scratch trees")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "refs_bench.json")
+    ap.add_argument("--table-from", type=Path, nargs="+", metavar="JSON",
+                    help="print one table from the results of earlier runs (e.g. one run per corpus)")
     args = ap.parse_args()
+    if args.table_from:
+        runs = [json.loads(f.read_text()) for f in args.table_from]
+        print_table({k: v for run in runs for k, v in run["corpora"].items()}, runs[0])
+        return 0
     keys = [k.strip() for k in args.corpus.split(",") if k.strip()]
     unknown = [k for k in keys if k not in CORPORA]
     if unknown:
