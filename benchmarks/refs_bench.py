@@ -161,7 +161,6 @@ def run_corpus(key: str, corpus: Corpus, args: argparse.Namespace) -> dict[str, 
             got = daemon.call_tool("find_references", call_args(rel, line, col))
             data = got.get("data") or {}
             targets[name] = {"raw_count": len(want), "codeagent_count": data.get("count"),
-                             "truncated": data.get("truncated", 0),
                              "missing": sorted(want - codeagent_locations(data))[:20],
                              "samples": {"raw": [], "cli": [], "daemon": []}}
         failures: list[str] = []
@@ -213,9 +212,8 @@ def print_table(reports: dict[str, dict[str, Any]], info: dict[str, Any]) -> Non
             warm = (f"{raw:.3f} | {cli:.3f} | {cli - raw:+.3f} | {dmn:.3f} | {dmn / raw:.2f}×"
                     + (f" ({dp:.2f}×)" if dp else "")
                     if raw and cli and dmn else "n/a | | | |")
-            cut = f", {t['truncated']} cut" if t["truncated"] else ""
             print(f"| {rep['corpus']} ({rep['files']} files) | {name} | {t['raw_count']} / {t['codeagent_count']} "
-                  f"({len(t['missing'])}{cut}) | {c} | {warm} |")
+                  f"({len(t['missing'])}) | {c} | {warm} |")
     m = info["machine"]
     print(f"\nmachine: {m['cpu']}, {m['cpus']} cores, {m['mem_gib']} GiB, Linux {m['kernel']}, "
           f"Python {m['python']}; load average "
