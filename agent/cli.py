@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # Families add their module here: each has `register(subparsers) -> None`.
 COMMAND_MODULES: list[str] = ["agent.commands.run_arguments", "agent.commands.code", "agent.commands.refactor",
                                "agent.commands.mcp", "agent.commands.syntax", "agent.commands.trust",
-                               "agent.view.command", "agent.commands.navigation", "agent.eval.command",
+                               "agent.view.command", "agent.commands.navigation", "agent.commands.eval_arguments",
                                "agent.commands.move"]
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_json"]

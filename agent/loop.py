@@ -12,7 +12,7 @@ import json
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -97,10 +97,18 @@ class Outcome:
         return self.status == "finished"
 
 
+class EditAdviser(Protocol):
+    """Looks at a call about to run (its tool name and validated arguments) and returns what to tell
+    the model once the call has run, or None (agent/edithint.py: the cross-file hint). It must be
+    quick and must not raise; the loop ignores one that does."""
+
+    def before(self, tool: str, args: dict[str, Any]) -> Callable[[ToolResult], str | None] | None: ...
+
+
 class Agent:
     def __init__(self, model: Model, ctx: ToolContext, registry: Registry, tools: list[Tool], context: Context, *,
                  limits: Limits | None = None, trajectory: Trajectory | None = None,
-                 display: Display | None = None, confirm: bool = False):
+                 display: Display | None = None, confirm: bool = False, advisers: Sequence[EditAdviser] = ()):
         self.model, self.ctx, self.registry, self.tools, self.context = model, ctx, registry, tools, context
         self.limits = limits or Limits()
         self.trajectory = trajectory
@@ -111,6 +119,8 @@ class Agent:
         self.started = time.monotonic()
         self._offered = {t.name for t in tools}
         self._interrupted = False
+        self.advisers = list(advisers)
+        self._advice: dict[str, str] = {}  # call id → what the advisers said after it
 
     def run(self) -> Outcome:
         self.started = time.monotonic()
@@ -159,6 +169,11 @@ class Agent:
             results = self.run_calls(turn.calls)
         for call, result in zip(turn.calls, results, strict=True):
             self._observe(turn, call, result)
+            advice = self._advice.pop(call.id, None)
+            if advice:
+                turn.notes.append(advice)
+                self.display.note(advice)
+                self._record("note", category="semantic_hint", text=advice, call_id=call.id)
         try:
             hint = self.stuck.observe(turn)
         except StuckError as exc:
@@ -237,7 +252,9 @@ class Agent:
             if self.confirm and (p.tool.mutating or p.tool.shell) and not self.display.confirm(p.call, p.tool):
                 result, executed = ToolResult.fail("the user declined this action; do something else or finish"), False
             else:
+                pending = self._advise_before(p.tool, p.params)
                 result = self.registry.execute(self.ctx, p.tool, p.params)
+                self._advise_after(p.call, pending, result)
         seconds = time.monotonic() - started
         self.display.result(p.call, result, seconds)
         text = self._bounded(result)
@@ -248,6 +265,30 @@ class Agent:
                      # what a reader of the run (`codeagent view`) shows of an edit: the diff, each site's reason
                      diff=recorded_diff(result), sites=result.data.get("sites"))
         return result
+
+    def _advise_before(self, tool: Tool, params: BaseModel) -> list[Callable[[ToolResult], str | None]]:
+        pending = []
+        for adviser in self.advisers:
+            try:
+                after = adviser.before(tool.name, params.model_dump())
+            except Exception:  # noqa: BLE001 - advice is optional; the call runs regardless
+                continue
+            if after is not None:
+                pending.append(after)
+        return pending
+
+    def _advise_after(self, call: ToolCall, pending: list[Callable[[ToolResult], str | None]],
+                      result: ToolResult) -> None:
+        said = []
+        for after in pending:
+            try:
+                text = after(result)
+            except Exception:  # noqa: BLE001 - see _advise_before
+                continue
+            if text:
+                said.append(text)
+        if said:
+            self._advice[call.id] = "\n".join(said)
 
     def _bounded(self, result: ToolResult) -> str:
         return bounded(result_text(result), self.ctx.settings.workspace.max_output_chars)

@@ -2,7 +2,7 @@
 """Cross-file refactors by scripted policies: text tools versus semantic tools.
 
 Each task is a rename on a fixture project. Each policy is a scripted "model" that drives the real
-agent loop (`agent.commands.run.run_agent` with a `Model` that follows a script instead of an
+agent loop (`agent.runner.run_agent` with a `Model` that follows a script instead of an
 endpoint), so every call goes through the registry, the journal and the trajectory exactly as in a
 real run. For each (task, policy) the bench reports the tool calls, the bytes of tool output the
 model had to read, and whether the final tree is correct: the project's tests pass, the sites that
@@ -17,13 +17,21 @@ Policies (the best each toolset allows, with no knowledge beyond what its tools 
              A lower bound for text tools, and riskier than any careful model would be.
 - semantic:  one rename_symbol call (the symbol by its name path), run the tests.
 
-Usage: python benchmarks/refactor_bench.py [--tasks NAME,...] [--policies text,semantic] [--json OUT]
+- text@semantic: the text policy in a run that offers the semantic tools, to measure the loop's
+             cross-file hint (agent/edithint.py): how many of its edits got a hint.
+
+The other kinds (move, signature change, symbol-aware bug fix) are in benchmarks/refactor_kinds.py,
+on the eval suite's projects, judged by the suite's judges.
+
+Usage: python benchmarks/refactor_bench.py [--kinds rename,move,signature,bugfix] [--tasks NAME,...]
+                                           [--policies text,semantic] [--json OUT]
 Needs the language servers (`codeagent servers install`); not part of the pytest run.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import shutil
@@ -39,11 +47,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from refactor_kinds import KIND_TASKS, KindTask  # noqa: E402  (this folder is on sys.path)
+
 from agent.bootstrap import load_all_tools, open_context  # noqa: E402
-from agent.commands.run import run_agent  # noqa: E402
 from agent.config import Settings  # noqa: E402
+from agent.eval.judge import judge  # noqa: E402
+from agent.eval.setup import prepare  # noqa: E402
+from agent.eval.suite import load_task, suite_folder  # noqa: E402
 from agent.llm import Reply, ToolCall  # noqa: E402
 from agent.registry import Tool  # noqa: E402
+from agent.runner import run_agent  # noqa: E402
 from agent.trajectory import read_events  # noqa: E402
 
 FIXTURES = ROOT / "fixtures"
@@ -167,7 +180,10 @@ POLICIES: dict[str, Callable[[Task, set[str], Path], Policy]] = {
     "text": lambda task, tools, root: text_policy(task, tools, read_files=True),
     "text-lean": lambda task, tools, root: text_policy(task, tools, read_files=False),
     "semantic": semantic_policy,
+    "text@semantic": lambda task, tools, root: text_policy(task, tools, read_files=True),
 }
+TOOLSET = {"text": "text", "text-lean": "text", "semantic": "semantic", "text@semantic": "semantic"}
+TEXT_EDITS = ("replace_in_file", "write_file", "apply_patch")
 
 
 # ----------------------------------------------------------------------------- running and judging
@@ -184,6 +200,9 @@ class Result:
     sites_ok: bool = False
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    kind: str = "rename"
+    text_edits: int = 0  # successful replace_in_file / write_file / apply_patch calls
+    hints: list[str] = field(default_factory=list)  # the cross-file hints the run got
 
     @property
     def correct(self) -> bool:
@@ -203,24 +222,10 @@ def run_task(task: Task, policy_name: str, workdir: Path) -> Result:
     root = workdir / f"{task.name.replace('/', '_')}-{policy_name}"
     shutil.copytree(FIXTURES / task.fixture, root, ignore=shutil.ignore_patterns("__pycache__", ".codeagent"))
     registry = load_all_tools()
-    toolset = "semantic" if policy_name == "semantic" else "text"
+    toolset = TOOLSET[policy_name]
     names = {t.name for t in registry.tools(toolset, include_agent=True)}
     policy = POLICIES[policy_name](task, names, root)
-    settings = Settings()
-    run_id = f"bench-{policy_name}"
-    started = time.monotonic()
-    with open_context(root, settings=settings, run_id=run_id) as ctx:
-        outcome, _ = run_agent(ctx, settings, f"rename {task.old} to {task.new}", toolset=toolset,
-                               registry=registry, model=ScriptedModel(policy))
-        events = read_events(ctx.workspace, run_id)
-    res = Result(task.name, policy_name, seconds=round(time.monotonic() - started, 2))
-    if not outcome.ok:
-        res.problems.append(f"run ended {outcome.status}: {outcome.message}")
-    for ev in events:
-        if ev["type"] == "tool_result" and ev["name"] != "finish":
-            res.calls += 1
-            res.output_bytes += int(ev["output_bytes"])
-            res.failed_calls += 0 if ev["success"] else 1
+    res = scripted_run(root, policy, f"rename {task.old} to {task.new}", toolset, Result(task.name, policy_name))
     proc = subprocess.run(TEST_COMMAND.split(), cwd=root, capture_output=True, text=True, timeout=600)
     res.tests_pass = proc.returncode == 0
     if not res.tests_pass:
@@ -235,38 +240,98 @@ def run_task(task: Task, policy_name: str, workdir: Path) -> Result:
     return res
 
 
+def scripted_run(root: Path, policy: Policy, task_text: str, toolset: str, res: Result) -> Result:
+    """One agent run of `policy` in `root`; its calls, bytes, failed calls, text edits and hints."""
+    settings = Settings()
+    run_id = f"bench-{res.policy.replace('@', '-')}"
+    started = time.monotonic()
+    with open_context(root, settings=settings, run_id=run_id) as ctx:
+        outcome, _ = run_agent(ctx, settings, task_text, toolset=toolset, registry=load_all_tools(),
+                               model=ScriptedModel(policy))
+        events = read_events(ctx.workspace, run_id)
+    res.seconds = round(time.monotonic() - started, 2)
+    if not outcome.ok:
+        res.problems.append(f"run ended {outcome.status}: {outcome.message}")
+    for ev in events:
+        if ev["type"] == "tool_result" and ev["name"] != "finish":
+            res.calls += 1
+            res.output_bytes += int(ev["output_bytes"])
+            res.failed_calls += 0 if ev["success"] else 1
+            res.text_edits += 1 if ev["success"] and ev["name"] in TEXT_EDITS else 0
+        elif ev["type"] == "note" and ev.get("category") == "semantic_hint":
+            res.hints.append(str(ev["text"]))
+    return res
+
+
+def _turns(turns: Sequence[list[tuple[str, dict[str, Any]]]],
+           fallback: Sequence[list[tuple[str, dict[str, Any]]]] = ()) -> Policy:
+    """The turns in order; `fallback` instead of the rest once an output says nothing was changed."""
+    for turn in turns:
+        outputs = yield turn
+        if fallback and any("nothing was changed" in o for o in outputs):
+            for other in fallback:  # noqa: UP028 (the policy is sent outputs; a list iterator takes no send)
+                yield other
+            return
+
+
+def run_kind_task(task: KindTask, policy_name: str, workdir: Path) -> Result:
+    """A move, signature or bug-fix task of the eval suite, judged by the suite's judge."""
+    suite_task = load_task(suite_folder(None) / task.suite_task)
+    root = prepare(suite_task, workdir / f"{task.name.replace('/', '_')}-{policy_name.replace('@', '-')}")
+    policy = _turns(task.semantic, task.fallback) if policy_name == "semantic" else _turns(task.text)
+    res = scripted_run(root, policy, suite_task.text, TOOLSET[policy_name],
+                       Result(task.name, policy_name, kind=task.kind))
+    verdict = judge(suite_task, root)
+    res.tests_pass = res.sites_ok = verdict.passed
+    if not verdict.passed:
+        res.problems.extend(verdict.failures[:3])
+    return res
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kinds", default="rename,move,signature,bugfix", help="comma-separated task kinds")
     ap.add_argument("--tasks", help="comma-separated task names (default: all)")
-    ap.add_argument("--policies", default="text,text-lean,semantic", help="comma-separated policies")
+    ap.add_argument("--policies", default="text,text-lean,semantic,text@semantic", help="comma-separated policies")
     ap.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = ap.parse_args(argv)
-    tasks = [t for t in TASKS if not args.tasks or t.name in args.tasks.split(",")]
+    kinds = args.kinds.split(",")
+    wanted = args.tasks.split(",") if args.tasks else None
     policies = args.policies.split(",")
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="refactor-bench-") as tmp:
-        for task in tasks:
-            for policy in policies:
-                r = run_task(task, policy, Path(tmp))
-                results.append(r)
-                print(f"{r.task:32} {r.policy:10} calls {r.calls:3}  output {r.output_bytes:7} B  "
-                      f"{'correct' if r.correct else 'WRONG  '}  {'; '.join(r.problems)[:160]}", flush=True)
-    print()
-    print(f"| {'policy':10} | tasks correct | tool calls | tool-output bytes |")
-    print("|------------|---------------|------------|-------------------|")
-    totals: dict[str, tuple[int, int, int]] = {}
-    for policy in policies:
-        mine = [r for r in results if r.policy == policy]
-        totals[policy] = (sum(r.correct for r in mine), sum(r.calls for r in mine), sum(r.output_bytes for r in mine))
-        ok, calls, size = totals[policy]
-        print(f"| {policy:10} | {ok}/{len(mine):<11} | {calls:10} | {size:17} |")
-    if "semantic" in totals:
-        for policy in policies:
-            if policy != "semantic" and totals["semantic"][2]:
-                print(f"{policy} / semantic tool-output bytes: {totals[policy][2] / totals['semantic'][2]:.1f}x")
+        runs: list[Callable[[], Result]] = []
+        for task in TASKS if "rename" in kinds else []:
+            if wanted is None or task.name in wanted:
+                runs.extend(functools.partial(run_task, task, policy, Path(tmp)) for policy in policies)
+        for ktask in KIND_TASKS:
+            if ktask.kind in kinds and (wanted is None or ktask.name in wanted):
+                runs.extend(functools.partial(run_kind_task, ktask, policy, Path(tmp))
+                            for policy in policies if policy != "text-lean")
+        for job in runs:
+            r = job()
+            results.append(r)
+            print(f"{r.task:32} {r.policy:13} calls {r.calls:3}  output {r.output_bytes:7} B  "
+                  f"{'correct' if r.correct else 'WRONG  '}  hints {len(r.hints)}/{r.text_edits} edits  "
+                  f"{'; '.join(r.problems)[:160]}", flush=True)
+    print(table(results, policies))
     if args.json:
         args.json.write_text(json.dumps([asdict(r) | {"correct": r.correct} for r in results], indent=2) + "\n")
     return 0
+
+
+def table(results: list[Result], policies: list[str]) -> str:
+    """Per kind × policy: tasks correct, tool calls, tool-output bytes, text edits and hints."""
+    out = ["| kind | policy | tasks correct | tool calls | tool-output bytes | text edits | hints |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for kind in dict.fromkeys(r.kind for r in results):
+        for policy in policies:
+            mine = [r for r in results if r.kind == kind and r.policy == policy]
+            if mine:
+                out.append(f"| {kind} | {policy} | {sum(r.correct for r in mine)}/{len(mine)} | "
+                           f"{sum(r.calls for r in mine)} | {sum(r.output_bytes for r in mine)} | "
+                           f"{sum(r.text_edits for r in mine)} | {sum(len(r.hints) for r in mine)} |")
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

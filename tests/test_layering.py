@@ -91,6 +91,10 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "agent.toolcontext": ("agent.syntax", "agent.semantic", "agent.tools", "agent.bootstrap"),
     # the command modules are below the `codeagent` entry point that registers them
     "agent.commands": ("agent.cli",),
+    # the evaluation engine runs the agent loop and the tools; its command is agent/commands/evaluate.py
+    # one agent run (run_agent): above the loop and the bootstrap, below every entry point
+    "agent.runner": ("agent.commands", "agent.cli", "agent.daemon", "agent.view", "agent.eval", "agent.mcp_server"),
+    "agent.eval": ("agent.commands", "agent.cli", "agent.daemon", "agent.view", "agent.mcp_server"),
     # the lowest layer: data types, errors, settings, the workspace
     "agent.result": ("agent.",), "agent.errors": ("agent.",),
     "agent.workspace": ("agent.toolcontext", "agent.registry", "agent.tools", "agent.syntax", "agent.semantic"),

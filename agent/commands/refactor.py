@@ -8,6 +8,7 @@ from typing import Any
 
 from .arguments import add_common, parse_target
 from .code import _emit, _root, _settings, run_tool
+from .compare_ops import COMPARE_HELP, emit_compared
 from .output import UsageError
 
 
@@ -23,15 +24,25 @@ def _values(raw: list[str] | None) -> dict[str, str]:
 
 def cmd_signature(args: argparse.Namespace) -> int:
     root = _root(args.root)
-    tool_args = {**parse_target(args.target, root), "new_params": args.new_params, "values": _values(args.value),
-                 "dry_run": bool(args.dry_run), "check_diagnostics": args.check}
-    return _emit(args, run_tool(root, _settings(root), "change_signature", tool_args, use_daemon=not args.no_daemon))
+    settings = _settings(root)
+    values = _values(args.value)
+    tool_args = {**parse_target(args.target, root), "new_params": args.new_params, "values": values,
+                 "dry_run": bool(args.dry_run or args.compare), "check_diagnostics": args.check}
+    result = run_tool(root, settings, "change_signature", tool_args, use_daemon=not args.no_daemon)
+    if args.compare:
+        return emit_compared(args, root, settings, result, "signature", new_params=args.new_params, values=values)
+    return _emit(args, result)
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
     root = _root(args.root)
-    tool_args = {**parse_target(args.target, root), "dry_run": bool(args.dry_run), "check_diagnostics": args.check}
-    return _emit(args, run_tool(root, _settings(root), "safe_delete", tool_args, use_daemon=not args.no_daemon))
+    settings = _settings(root)
+    tool_args = {**parse_target(args.target, root), "dry_run": bool(args.dry_run or args.compare),
+                 "check_diagnostics": args.check}
+    result = run_tool(root, settings, "safe_delete", tool_args, use_daemon=not args.no_daemon)
+    if args.compare:
+        return emit_compared(args, root, settings, result, "delete")
+    return _emit(args, result)
 
 
 def register(sub: Any) -> None:
@@ -44,6 +55,7 @@ def register(sub: Any) -> None:
     p.add_argument("--value", action="append", metavar="NAME=EXPR",
                    help="what every call site passes for a new parameter without a default (repeatable)")
     p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
+    p.add_argument("--compare", action="store_true", help=COMPARE_HELP)
     p.add_argument("--check", action="store_true", help=check_help)
     add_common(p)
     p.set_defaults(func=cmd_signature)
@@ -51,6 +63,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("delete", help="delete a definition nothing references (else list the references)")
     p.add_argument("target", help=target_help)
     p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
+    p.add_argument("--compare", action="store_true", help=COMPARE_HELP)
     p.add_argument("--check", action="store_true", help=check_help)
     add_common(p)
     p.set_defaults(func=cmd_delete)

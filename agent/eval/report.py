@@ -61,7 +61,7 @@ def paired(entries: list[dict[str, Any]], a: str = "semantic", b: str = "text") 
             **{m: interval([_value(x, m) - _value(y, m) for x, y in pairs]) for m in METRICS}}
 
 
-def _num(value: float, metric: str) -> str:
+def number(value: float, metric: str) -> str:
     if metric == "solved":
         return f"{value:.0%}"
     if metric == "wall_s":
@@ -69,11 +69,11 @@ def _num(value: float, metric: str) -> str:
     return f"{value:.0f}" if abs(value) >= 10 or value == int(value) else f"{value:.1f}"
 
 
-def _ci(cell: dict[str, Any], metric: str) -> str:
-    mean = _num(cell["mean"], metric) if metric != "solved" else f"{cell['mean'] * 100:+.0f} pts"
+def ci_text(cell: dict[str, Any], metric: str) -> str:
+    mean = number(cell["mean"], metric) if metric != "solved" else f"{cell['mean'] * 100:+.0f} pts"
     if cell["ci95"] is None:
         return mean
-    half = f"{cell['ci95'] * 100:.0f} pts" if metric == "solved" else _num(cell["ci95"], metric)
+    half = f"{cell['ci95'] * 100:.0f} pts" if metric == "solved" else number(cell["ci95"], metric)
     return f"{mean} ± {half}"
 
 
@@ -89,14 +89,14 @@ def markdown(report: dict[str, Any]) -> str:
               "| task | toolset | runs " + _HEAD + " stop |", "|---|---|---" + "|---:" * len(METRICS) + "|---|"]
     for r in report["rows"]:
         lines.append(f"| {r['task']} | {r['toolset']} | {r['runs']} | "
-                     + " | ".join(_num(r[m], m) for m in METRICS) + f" | {r['stop']} |")
+                     + " | ".join(number(r[m], m) for m in METRICS) + f" | {r['stop']} |")
     lines += ["", "## Per toolset", "", "| toolset | runs " + _HEAD, "|---|---" + "|---:" * len(METRICS) + "|"]
     for t in report["totals"]:
-        lines.append(f"| {t['toolset']} | {t['runs']} | " + " | ".join(_num(t[m], m) for m in METRICS) + " |")
+        lines.append(f"| {t['toolset']} | {t['runs']} | " + " | ".join(number(t[m], m) for m in METRICS) + " |")
     p = report["paired"]
     lines += ["", f"## Paired difference ({p['of']}, {p['pairs']} pairs, mean ± 95% CI)", ""]
     if p["pairs"]:
-        lines += [_HEAD, "|---:" * len(METRICS) + "|", "| " + " | ".join(_ci(p[m], m) for m in METRICS) + " |"]
+        lines += [_HEAD, "|---:" * len(METRICS) + "|", "| " + " | ".join(ci_text(p[m], m) for m in METRICS) + " |"]
     else:
         lines.append("(no task ran with both toolsets)")
     return "\n".join(lines) + "\n"

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ..bootstrap import open_context
-from ..commands.run import run_agent
 from ..config import ConfigError, load_settings
 from ..errors import CodeagentError
+from ..runner import run_agent
 from ..trajectory import read_events
 from .judge import judge
 from .metrics import from_events

@@ -19,6 +19,7 @@ from ..semantic.sessions import UNAVAILABLE, server_unavailable, session_for
 from ..semantic.target import Target
 from ..toolcontext import ToolContext
 from .delete_edits import Removal, all_entries, drop_imported, import_names, statement_lines
+from .delete_ts import plan_ts_delete
 from .outcome import finish, refused
 from .plan import EditPlan
 from .rename.pysource import PySource, ancestors, text_of
@@ -184,8 +185,10 @@ class DeletePlanner:
 
 
 def plan_delete(ctx: ToolContext, target: Target) -> EditPlan:
+    if target.server == "typescript":
+        return plan_ts_delete(ctx, target)
     if target.language != "python":
-        raise ToolFailure(f"{target.path}: safe_delete supports Python files so far")
+        raise ToolFailure(f"{target.path}: safe_delete supports Python, TypeScript and JavaScript files")
     try:
         session = session_for(ctx, "python")
         return DeletePlanner(ctx, session, target).run()

@@ -42,8 +42,8 @@ class SafeDeleteInput(PositionInput):
 
 @tool(name="safe_delete", model=SafeDeleteInput, toolset="semantic", mutating=True)
 def safe_delete(ctx: ToolContext, args: SafeDeleteInput) -> ToolResult:
-    """Delete a definition (with its decorators, docstring, `__all__` entry, the package re-export
-    that only exports it, and imports only it used) when nothing references it; otherwise refuse,
-    listing every reference. One undo."""
+    """Delete a definition (with its decorators, docstring or JSDoc, `__all__` entry, the package or
+    barrel re-export that only exports it, and imports only it used; Python, TypeScript, JavaScript)
+    when nothing references it; otherwise refuse, listing every reference. One undo."""
     target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
     return _safe_delete(ctx, target, dry_run=args.dry_run, check_diagnostics=args.check_diagnostics)

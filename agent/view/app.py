@@ -7,6 +7,7 @@ for the Compare page, comparisons the CLI already made) and reads only what the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.routing import Route
@@ -21,8 +22,8 @@ from .state import ViewState, make_env
 
 
 def create_app(ctx: ToolContext, guard: Guard, *, registry_factory: Callable[[], Registry],
-               comparisons: dict[str, Comparison] | None = None) -> GuardMiddleware:
+               comparisons: dict[str, Comparison] | None = None, eval_dir: Path | None = None) -> GuardMiddleware:
     state = ViewState(ctx, guard, registry_factory, make_env(), RunIndex(ctx.workspace),
-                      comparisons=dict(comparisons or {}))
+                      comparisons=dict(comparisons or {}), eval_dir=eval_dir)
     app = Starlette(routes=[Route(path, handler(state), methods=methods) for path, handler, methods in ROUTES])
     return GuardMiddleware(app, guard)

@@ -19,4 +19,5 @@ def register(sub: Any) -> None:
                    help="address to listen on (default 127.0.0.1; 0.0.0.0 exposes it to the network)")
     p.add_argument("--port", type=int, default=0, help="port (default: any free port; the URL says which)")
     p.add_argument("--open", action="store_true", help="open the URL in the default browser")
+    p.add_argument("--eval", metavar="DIR", help="also show the report of `codeagent eval --out DIR` (opens on it)")
     p.set_defaults(func=_cmd_view)

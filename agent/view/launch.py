@@ -20,9 +20,13 @@ def cmd_view(args: argparse.Namespace) -> int:
     root = Path(args.root).expanduser()
     if not root.is_dir():
         raise UsageError(f"--root {args.root!r} is not a folder")
+    eval_dir = Path(args.eval).expanduser().resolve() if args.eval else None
+    if eval_dir is not None and not eval_dir.is_dir():
+        raise UsageError(f"--eval {args.eval!r} is not a folder (give the --out folder of `codeagent eval`)")
     with make_context(str(root)) as ctx:
         try:
-            serve(ctx, host=args.host, port=args.port, registry_factory=load_all_tools, open_browser=args.open)
+            serve(ctx, host=args.host, port=args.port, registry_factory=load_all_tools, open_browser=args.open,
+                  path="/eval" if eval_dir else "/runs", eval_dir=eval_dir)
         except BindError as exc:
             raise UsageError(str(exc)) from exc
     return EXIT_OK

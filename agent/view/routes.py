@@ -18,7 +18,7 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
 from ..errors import CodeagentError
 from ..trajectory import TrajectoryError
-from . import chart
+from . import chart, evalreport
 from .compare import request_args, run_compare
 from .live import stream
 from .operations import operations, undo
@@ -152,6 +152,14 @@ def _compare_saved(state: ViewState) -> Handler:
     return page
 
 
+def _eval(state: ViewState) -> Handler:
+    def page(request: Request) -> Response:
+        if state.eval_dir is None:
+            return _not_found(state, "no evaluation to show: start the view with `codeagent view --eval DIR`")
+        return state.page("eval.html", report=evalreport.load(state.eval_dir), tab="eval")
+    return page
+
+
 def _static(state: ViewState) -> Handler:
     def asset(request: Request) -> Response:
         return static_response(request.path_params["name"])
@@ -168,5 +176,6 @@ ROUTES: list[tuple[str, Callable[[ViewState], Handler], list[str]]] = [
     ("/undo", _undo, ["POST"]),
     ("/compare", _compare, ["GET"]),
     ("/compare/{cid}", _compare_saved, ["GET"]),
+    ("/eval", _eval, ["GET"]),
     ("/static/{name}", _static, ["GET"]),
 ]

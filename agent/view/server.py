@@ -8,6 +8,7 @@ import socket
 import sys
 import webbrowser
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 import uvicorn
@@ -48,12 +49,12 @@ def wildcard(host: str) -> bool:
 
 def serve(ctx: ToolContext, *, host: str, port: int, registry_factory: Callable[[], Registry],
           open_browser: bool = False, path: str = "/runs", comparisons: dict[str, Comparison] | None = None,
-          out: TextIO | None = None) -> None:
+          out: TextIO | None = None, eval_dir: Path | None = None) -> None:
     """Serve until interrupted. The first line on `out` is `codeagent view: URL` (tests read it)."""
     out = out or sys.stdout
     sock = bind(host, port)
     guard = Guard(host, sock.getsockname()[1])
-    app = create_app(ctx, guard, registry_factory=registry_factory, comparisons=comparisons)
+    app = create_app(ctx, guard, registry_factory=registry_factory, comparisons=comparisons, eval_dir=eval_dir)
     if wildcard(host):
         print("codeagent view: WARNING: listening on every network interface. Anyone who can reach this "
               "machine and learns the token can read your runs and undo edits; prefer 127.0.0.1 and an SSH "

@@ -7,6 +7,7 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -32,6 +33,7 @@ class ViewState:
     index: RunIndex
     comparisons: dict[str, Comparison] = field(default_factory=dict)  # made by `rename --compare --view`
     flashes: dict[str, tuple[bool, str]] = field(default_factory=dict)  # undo outcomes, shown once
+    eval_dir: Path | None = None  # `codeagent view --eval DIR`: the Eval page's report folder
     _registry: Registry | None = None
 
     @property
@@ -44,7 +46,8 @@ class ViewState:
         return self._registry
 
     def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
-        html = self.env.get_template(name).render(csrf=self.guard.csrf, root=str(self.ctx.workspace.root), **values)
+        html = self.env.get_template(name).render(csrf=self.guard.csrf, root=str(self.ctx.workspace.root),
+                                                  has_eval=self.eval_dir is not None, **values)
         return HTMLResponse(html, status_code=status)
 
     def fragments(self, run: RunView, touched: set[int]) -> list[tuple[str, str]]:

@@ -14,12 +14,12 @@ from fake_openai import FakeOpenAI, Fault, Reply, call, tools_reply
 from pydantic import BaseModel, Field
 
 from agent.bootstrap import load_all_tools, open_context
-from agent.commands.run import run_agent
 from agent.config import AgentSettings, LLMSettings, Settings
 from agent.llm import ToolCall
 from agent.loop import Outcome
 from agent.registry import Registry, Tool, tool
 from agent.result import ToolResult
+from agent.runner import run_agent
 from agent.toolcontext import ToolContext
 from agent.trajectory import read_events
 

@@ -16,8 +16,8 @@ import pytest
 from fake_openai import FakeOpenAI, call, tools_reply
 
 from agent.bootstrap import open_context
-from agent.commands.run import run_agent
 from agent.config import LLMSettings, Settings
+from agent.runner import run_agent
 from agent.trajectory import read_events
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "pyproj"

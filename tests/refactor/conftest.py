@@ -93,3 +93,79 @@ def shapes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def tree() -> Callable[[Path], dict[str, bytes]]:
     return tree_bytes
+
+
+# A TypeScript project for the safe-delete tests: a function with JSDoc behind a barrel re-export
+# and imports only it uses, overloads and an interface, an import-then-export barrel, and a test
+# file the tsconfig does not include (the TypeScript server cannot see it).
+TS_UTIL = (
+    "import { read } from \"./io\";\n"
+    "import { join, basename } from \"./paths\";\n"
+    "\n"
+    "/**\n"
+    " * Reads a config file.\n"
+    " */\n"
+    "export function loadConfig(dir: string): string {\n"
+    "  return read(join(dir, \"config.json\"));\n"
+    "}\n"
+    "\n"
+    "export function label(path: string): string {\n"
+    "  return basename(path);\n"
+    "}\n"
+    "\n"
+    "// Only the tests call this.\n"
+    "export function testedOnly(x: number): number {\n"
+    "  return x * 2;\n"
+    "}\n")
+TS_FILES = {
+    "tsconfig.json": '{"compilerOptions": {"strict": true, "target": "ES2020", "module": "ESNext", '
+                     '"moduleResolution": "bundler"}, "include": ["src"]}\n',
+    "src/paths.ts": (
+        "export function join(a: string, b: string): string {\n"
+        "  return a + \"/\" + b;\n"
+        "}\n"
+        "\n"
+        "export function basename(p: string): string {\n"
+        "  return p.split(\"/\").pop() ?? p;\n"
+        "}\n"),
+    "src/io.ts": "export function read(path: string): string {\n  return path;\n}\n",
+    "src/util.ts": TS_UTIL,
+    "src/index.ts": (
+        "export * from \"./paths\";\n"
+        "export { loadConfig, label } from \"./util\";\n"
+        "export { testedOnly } from \"./util\";\n"),
+    "src/app.ts": "import { label } from \"./index\";\n\nexport function main(): string {\n  return label(\"a/b\");\n}\n",
+    "src/shapes.ts": (
+        "export interface Shape {\n"
+        "  area(): number;\n"
+        "}\n"
+        "\n"
+        "/** Scales a number or a string. */\n"
+        "function scale(x: number): number;\n"
+        "function scale(x: string): string;\n"
+        "function scale(x: number | string): number | string {\n"
+        "  return typeof x === \"number\" ? x * 2 : x + x;\n"
+        "}\n"
+        "\n"
+        "export const UNIT = 1;\n"
+        "\n"
+        "export { scale };\n"),
+    "src/all.ts": "export * from \"./shapes\";\n",
+    "src/reexport.ts": "import { UNIT } from \"./shapes\";\n\nexport { UNIT };\n",
+    "tests/util.test.ts": (
+        "import { testedOnly } from \"../src/util\";\n"
+        "\n"
+        "export function check(): boolean {\n"
+        "  return testedOnly(2) === 4;\n"
+        "}\n"),
+}
+
+
+@pytest.fixture
+def tsdel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CODEAGENT_LSP_DAEMON", "never")
+    root = (tmp_path / "tsdel").resolve()
+    for rel, text in TS_FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root

@@ -1,4 +1,4 @@
-"""`codeagent eval`: plan the units (task × toolset × repeat), run what --resume leaves, write the
+"""`codeagent eval` (the engine is agent/eval/, which knows no command): plan the units (task × toolset × repeat), run what --resume leaves, write the
 report. Exit 0 when every unit ran, 130 after a Ctrl+C (the report holds what finished)."""
 
 from __future__ import annotations
@@ -9,15 +9,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..commands.output import EXIT_OK, EXIT_USAGE, UsageError, print_json
-from ..commands.run import EXIT_INTERRUPTED, endpoint_problem
 from ..config import ConfigError, load_settings
+from ..eval import report
+from ..eval.rayrun import run_ray
+from ..eval.schedule import run_local, saved_entries
+from ..eval.suite import SuiteError, Task, load_suite
+from ..eval.unit import UnitSpec
 from ..registry import TOOLSETS
-from . import report
-from .rayrun import run_ray
-from .schedule import run_local, saved_entries
-from .suite import SuiteError, Task, load_suite
-from .unit import UnitSpec
+from .output import EXIT_OK, EXIT_USAGE, UsageError, print_json
+from .run import EXIT_INTERRUPTED, endpoint_problem
 
 MAX_UNITS = 100_000
 

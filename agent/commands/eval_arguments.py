@@ -1,4 +1,4 @@
-"""Registration of `codeagent eval`. The command lives in `main.py`, imported only when it is
+"""Registration of `codeagent eval`. The command lives in `evaluate.py`, imported only when it is
 called: it pulls in the agent loop and the model client."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    return int(importlib.import_module("agent.eval.main").cmd_eval(args))
+    return int(importlib.import_module("agent.commands.evaluate").cmd_eval(args))
 
 
 def register(sub: Any) -> None:
