@@ -19,7 +19,7 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import navigation_arguments as navigation
 from . import tool_command
@@ -50,7 +50,27 @@ def try_fast(argv: Sequence[str]) -> int | None:
         return None
     if argv[0] == "tool":
         return _try_tool(argv[1:])
-    if argv[0] not in TOOLS and argv[0] not in navigation.TOOLS:
+    call = semantic_call(argv)
+    if call is None:
+        return None
+    reply = _ask(call.root, call.tool, call.tool_args)
+    if reply is None:
+        return None
+    return print_result(call, reply["result"])
+
+
+class SemanticCall(NamedTuple):  # (not a dataclass: that import costs the fast path ~10 ms)
+    """`codeagent def|refs|rename|diagnostics` or a navigation command, parsed on the standard library alone."""
+
+    args: argparse.Namespace
+    root: Path
+    tool: str
+    tool_args: dict[str, Any]
+
+
+def semantic_call(argv: Sequence[str]) -> SemanticCall | None:
+    """The command's tool call, or None when it is not one the daemon may answer as it stands."""
+    if not argv or (argv[0] not in TOOLS and argv[0] not in navigation.TOOLS):
         return None
     command = argv[0]
     try:
@@ -66,15 +86,16 @@ def try_fast(argv: Sequence[str]) -> int | None:
             name, call_args = navigation.tool_args(command, args, root)
     except (UsageError, SystemExit, OSError, ValueError):
         return None
-    reply = _ask(root, name, call_args)
-    if reply is None:
-        return None
-    result: dict[str, Any] = reply["result"]
+    return SemanticCall(args, root, name, call_args)
+
+
+def print_result(call: SemanticCall, result: dict[str, Any]) -> int:
+    """Print a tool result exactly as the normal path does; the exit code."""
     if not result.get("success") and (result.get("data") or {}).get("usage_error"):
         print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
         return EXIT_USAGE
-    code = emit(args.json, result)
-    print_undo_hint(result, args.root)
+    code = emit(call.args.json, result)
+    print_undo_hint(result, call.args.root)
     return code
 
 
