@@ -37,7 +37,6 @@ def _arg_budget() -> int:
 _BATCH_ARG_BYTES = _arg_budget()
 
 
-
 class RgUnusable(Exception):
     """ripgrep cannot run this query (missing, or the pattern is outside its dialect)."""
 
