@@ -8,15 +8,18 @@ the context, the checks and the progress bar from here.
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
 
+from . import tools
 from .config import Settings, load_settings
 from .progressbar import terminal_progress
 from .registry import REGISTRY, Registry
 from .semantic.diagnostics import DiagnosticsDelta, ServerSync
 from .syntax.guard import SyntaxGuard
 from .toolcontext import ToolContext
+from .tools import TOOL_MODULES
 from .workspace import Workspace
 
 
@@ -42,6 +45,15 @@ def install_default_checks(ctx: ToolContext) -> None:
 
 def load_all_tools() -> Registry:
     """Import every tool module (importing registers its tools) and return the full registry."""
-    from . import tools  # noqa: F401  (here and not at the top: the one-shot CLI paths skip it)
+    return load_tools(*TOOL_MODULES)
 
+
+def load_tools(*modules: str) -> Registry:
+    """Import only these tool modules (names in agent.tools.TOOL_MODULES) and return the registry:
+    a one-shot command that needs one tool skips the import of all the others (the language-server
+    stack among them when its tool needs no server)."""
+    for name in modules:
+        if name not in TOOL_MODULES:
+            raise ValueError(f"not a tool module: {name!r}")
+        importlib.import_module(f"{tools.__name__}.{name}")
     return REGISTRY

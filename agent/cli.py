@@ -222,12 +222,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
 
-    argv = list(sys.argv[1:] if argv is None else argv)
-    fast = try_fast(argv)
-    if fast is None and argv[:1] == ["index"]:
+    words = list(sys.argv[1:] if argv is None else argv)
+    fast = try_fast(words)
+    if fast is None and words[:1] == ["index"]:
         from .commands.index_fast import try_fast_index  # nothing changed: no tree-sitter, no settings
 
-        fast = try_fast_index(argv[1:])
+        fast = try_fast_index(words[1:])
+    if fast is None and os.environ.get("CODEAGENT_LSP_DAEMON") != "never":
+        from .commands.cold_start import try_cold  # no daemon yet: fork it before the tools load
+
+        fast = try_cold(words)
     if fast is not None:
         return fast
     parser = build_parser()

@@ -114,6 +114,12 @@ class LspSettings(_Section):
         "servers warm (started on demand, in-process if it cannot start); never: always in-process.")
     daemon_idle_timeout: float = Field(
         900.0, gt=0, description="Seconds without a request after which the background process exits.")
+    server_idle_timeout: float = Field(
+        600.0, gt=0, description="Seconds a language server in a running daemon may go unused before it is "
+        "stopped (the next request that needs it starts it again).")
+    server_memory_limit_mb: int = Field(
+        4096, ge=1, description="A daemon's language server holding more memory (MiB, its process tree's "
+        "resident set) after a request is restarted before the next one; the next result says so.")
     watch_files: bool = Field(
         True, description="Notice changed files through inotify folder watches (Linux) instead of stat'ing every "
         "source file before each request; turn off on network filesystems changed from other machines.")

@@ -45,6 +45,8 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "CODEAGENT_LSP_DAEMON": ("lsp", "daemon"),
     "CODEAGENT_CHECK_TIMEOUT": ("lsp", "check_timeout"),
     "CODEAGENT_DAEMON_IDLE_TIMEOUT": ("lsp", "daemon_idle_timeout"),
+    "CODEAGENT_SERVER_IDLE_TIMEOUT": ("lsp", "server_idle_timeout"),
+    "CODEAGENT_SERVER_MEMORY_MB": ("lsp", "server_memory_limit_mb"),
     "CODEAGENT_SANDBOX": ("shell", "sandbox"),
     "CODEAGENT_SHELL_POLICY": ("shell", "policy", "enabled"),
     "CODEAGENT_SHELL_TIMEOUT": ("shell", "default_timeout"),

@@ -56,6 +56,8 @@ FIELD_TRUST: dict[str, Trust] = {
     "lsp.request_timeout": "tighten",
     "lsp.daemon": "project",
     "lsp.daemon_idle_timeout": "tighten",
+    "lsp.server_idle_timeout": "tighten",
+    "lsp.server_memory_limit_mb": "tighten",
     "lsp.watch_files": "project",
     "lsp.diagnostics_delta": "project",
     "lsp.diagnostics_wait": "tighten",

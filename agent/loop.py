@@ -261,7 +261,9 @@ class Agent:
         self._record("tool_result", call_id=p.call.id, name=p.call.name, success=result.success,
                      raw_output=recorded_text(result), error=result.error, executed=executed,
                      duration_s=round(seconds, 3), output_chars=len(text), output_bytes=len(text.encode()),
-                     files=result.data.get("files"), journal_id=result.data.get("journal_id"),
+                     # `files` are the paths a call changed; a reader's `data["files"]` is its answer, not a change
+                     files=None if p.tool is None or p.tool.read_only else result.data.get("files"),
+                     journal_id=result.data.get("journal_id"),
                      # what a reader of the run (`codeagent view`) shows of an edit: the diff, each site's reason
                      diff=recorded_diff(result), sites=result.data.get("sites"))
         return result

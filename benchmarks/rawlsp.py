@@ -106,9 +106,9 @@ class RawLsp:
         })
         self.notify("initialized", {})
 
-    def open(self, path: Path) -> None:
+    def open(self, path: Path, language_id: str = "python") -> None:
         self.notify("textDocument/didOpen", {"textDocument": {
-            "uri": path.as_uri(), "languageId": "python", "version": 1, "text": path.read_text()}})
+            "uri": path.as_uri(), "languageId": language_id, "version": 1, "text": path.read_text()}})
 
     def references(self, path: Path, line0: int, col0: int) -> list[Any]:
         result = self.request("textDocument/references", {

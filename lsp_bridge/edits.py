@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from lsprotocol import types as lsp
+if TYPE_CHECKING:  # only converting a server's WorkspaceEdit needs the protocol types (loaded there);
+    from lsprotocol import types as lsp  # applying text changes does not
 
 from lsp_bridge.errors import InvalidEdit, StaleFile
 from lsp_bridge.positions import Encoding, TextLines, to_units
@@ -134,6 +135,8 @@ class _Builder:
             raise InvalidEdit(f"{path}: two separate groups of text edits for one file are not supported")
         assert entry.lines is not None
         entry.has_text_edits = True
+        from lsprotocol import types as lsp
+
         for edit in edits:
             if isinstance(edit, lsp.SnippetTextEdit):
                 raise InvalidEdit(f"{path}: snippet edits are not supported")
@@ -145,6 +148,8 @@ class _Builder:
         return entry.kind != "delete" if entry is not None else path.exists()
 
     def create(self, op: lsp.CreateFile) -> None:
+        from lsprotocol import types as lsp
+
         path = uri_to_path(op.uri)
         options = op.options or lsp.CreateFileOptions()
         if self._exists(path) and not options.overwrite:
@@ -159,6 +164,8 @@ class _Builder:
         self.by_path[path] = entry
 
     def rename(self, op: lsp.RenameFile) -> None:
+        from lsprotocol import types as lsp
+
         old, new = uri_to_path(op.old_uri), uri_to_path(op.new_uri)
         options = op.options or lsp.RenameFileOptions()
         if self._exists(new) and not options.overwrite:
@@ -201,6 +208,8 @@ def workspace_edit_to_file_edits(edit: lsp.WorkspaceEdit, *, read: ReadSeen,
                                  encoding: Encoding = "utf-16") -> list[FileEdits]:
     """Convert and validate a WorkspaceEdit (`changes` or `documentChanges`). `read(path)` gives the
     file as the server saw it, or None if it does not exist. Raises InvalidEdit / StaleFile."""
+    from lsprotocol import types as lsp
+
     builder = _Builder(read, encoding)
     if edit.document_changes is not None:
         for change in edit.document_changes:

@@ -132,9 +132,12 @@ def prepare_hierarchy(session: LspSession, path: Path, pos: Position,
 
 
 def supports(session: LspSession, what: Literal["calls", "types", "implementation", "actions"]) -> bool:
-    """Whether the running server announced the feature (True before it starts: the request decides)."""
+    """Whether the server announced the feature. A server not running yet is started first: asked
+    blind, basedpyright fails a type hierarchy request ("Unhandled method") instead of answering none."""
     client = session._client
-    caps = client.capabilities if client is not None else None
+    if client is None or not client.running:
+        client = session._run(session._ensure_client(), session.start_timeout + 30)
+    caps = client.capabilities
     if caps is None:
         return True
     provider = {"calls": caps.call_hierarchy_provider, "types": caps.type_hierarchy_provider,

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import accumulate
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from lsprotocol import types as lsp
+if TYPE_CHECKING:  # loaded by the methods that build protocol values: text-only users (edits applied
+    from lsprotocol import types as lsp  # to a file, a syntactic refactoring) never pay for it
 
 from lsp_bridge.errors import InvalidEdit
 from lsp_bridge.types import Position, Range
@@ -82,12 +83,16 @@ class TextLines:
         return self.lines[number] if 0 <= number < len(self.lines) else ""
 
     def to_server(self, pos: Position, encoding: Encoding) -> lsp.Position:
+        from lsprotocol import types as lsp
+
         return lsp.Position(line=pos.line, character=to_units(self.line(pos.line), pos.character, encoding))
 
     def from_server(self, pos: lsp.Position, encoding: Encoding) -> Position:
         return Position(pos.line, from_units(self.line(pos.line), pos.character, encoding))
 
     def range_to_server(self, rng: Range, encoding: Encoding) -> lsp.Range:
+        from lsprotocol import types as lsp
+
         return lsp.Range(start=self.to_server(rng.start, encoding), end=self.to_server(rng.end, encoding))
 
     def range_from_server(self, rng: lsp.Range, encoding: Encoding) -> Range:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -35,6 +36,7 @@ from lsp_bridge.errors import (
 )
 from lsp_bridge.exchanges import pushed_diagnostics, rename_range
 from lsp_bridge.loop import LoopThread, shared_loop
+from lsp_bridge.memory import tree_rss
 from lsp_bridge.positions import Decode, normalize_text
 from lsp_bridge.readiness import describe, is_ready, settings_lookup
 from lsp_bridge.servers import ServerSpec, resolve_command
@@ -77,6 +79,9 @@ class LspSession:
                                    decode=decode)
         self._start_lock: asyncio.Lock | None = None
         self._starts = 0
+        self.last_used = time.monotonic()  # when the latest call began or ended (callers stop idle servers)
+        self._busy = 0  # calls under way (on any thread)
+        self._busy_lock = threading.Lock()
 
     # -- public, synchronous ------------------------------------------------------------------------
     @property
@@ -84,6 +89,16 @@ class LspSession:
         """The server's process id (None while not running)."""
         client = self._client
         return client.pid if client is not None and client.running else None
+
+    @property
+    def busy(self) -> bool:
+        """A call (a request, a wait for readiness) is under way."""
+        return self._busy > 0
+
+    def memory(self) -> int | None:
+        """Resident bytes of the server and its child processes (None while not running, or off Linux)."""
+        pid = self.pid
+        return tree_rss(pid) if pid is not None else None
 
     @property
     def hidden_files(self) -> int:
@@ -105,7 +120,7 @@ class LspSession:
                 if first is not None:
                     await self._files.sync(client, first)
             return await self._wait_ready(client, timeout)
-        return self._run(run(), timeout + self.start_timeout + 30)
+        return self._used(lambda: self._run(run(), timeout + self.start_timeout + 30))
 
     def sync(self, path: Path) -> None:
         """Tell the server the file's current disk content (didOpen / didChange as needed)."""
@@ -213,7 +228,18 @@ class LspSession:
 
     def _call(self, op: Callable[[BridgeClient], Awaitable[T]]) -> T:
         budget = self.ready_timeout + 2 * (self.start_timeout + self.request_timeout) + 60
-        return self._run(self._attempt(op), budget)
+        return self._used(lambda: self._run(self._attempt(op), budget))
+
+    def _used(self, call: Callable[[], T]) -> T:
+        with self._busy_lock:
+            self._busy += 1
+            self.last_used = time.monotonic()
+        try:
+            return call()
+        finally:
+            with self._busy_lock:
+                self._busy -= 1
+                self.last_used = time.monotonic()
 
     async def _attempt(self, op: Callable[[BridgeClient], Awaitable[T]]) -> T:
         for attempt in range(2):

@@ -106,7 +106,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 FAST_PATH = "agent.commands.via_daemon"
 FAST_PATH_MAY_REACH = {"agent", "agent.commands", "agent.commands.via_daemon", "agent.commands.output", "agent.commands.tool_command",
                        "agent.commands.colour", "agent.commands.jsonargs",
-                       "agent.commands.arguments", "agent.errors", "agent.languages", "agent.configpaths",
+                       "agent.commands.arguments", "agent.commands.navigation_arguments", "agent.errors", "agent.languages", "agent.configpaths",
                        "agent.daemon", "agent.daemon.protocol"}
 
 

@@ -14,11 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..bootstrap import load_all_tools
 from ..config import ConfigError, Settings, load_settings
 from ..errors import ToolUsageError
 from .arguments import COMMAND_HELP, TOOLS, add_arguments, add_common, tool_args
-from .context import make_context, show_config_warnings
 from .output import EXIT_FAILED, EXIT_OK, UsageError, emit, print_json, print_undo_hint
 from .servers_status import cmd_servers_status
 
@@ -36,14 +34,17 @@ def _settings(root: Path) -> Settings:
         settings = load_settings(root)
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
+    from .context import show_config_warnings  # (the tool context's module: loaded when a command runs)
+
     show_config_warnings(settings)
     return settings
 
 
 def run_tool(root: Path, settings: Settings, name: str, tool_args: dict[str, Any], *,
-             use_daemon: bool, early_server: bool = True) -> dict[str, Any]:
+             use_daemon: bool, early_server: bool = True, tool_module: str | None = None) -> dict[str, Any]:
     """Run one tool in the daemon (or in-process) and return its result as a JSON-ready dict.
-    The daemon path imports no tool code here: a warm call costs little more than the answer."""
+    The daemon path imports no tool code here: a warm call costs little more than the answer.
+    `tool_module` (in agent.tools.TOOL_MODULES): in-process, load only that module's tools."""
     if use_daemon and settings.lsp.daemon == "auto":
         from ..daemon.client import DaemonClient
         from ..daemon.protocol import DaemonError
@@ -61,7 +62,10 @@ def run_tool(root: Path, settings: Settings, name: str, tool_args: dict[str, Any
         from ..semantic.processes import start_server_early
 
         start_server_early(settings, root, file_path)
-    registry = load_all_tools()
+    from ..bootstrap import load_all_tools, load_tools
+    from .context import make_context
+
+    registry = load_tools(tool_module) if tool_module else load_all_tools()
     try:
         tool, params = registry.validate(name, tool_args)
     except ToolUsageError as exc:

@@ -18,7 +18,7 @@ def cmd_move(args: argparse.Namespace) -> int:
     # the plan needs no language server: the daemon (warm servers) only pays off for --check
     check = bool(args.check)
     result = run_tool(root, settings, "move_symbol", tool_args, use_daemon=check and not args.no_daemon,
-                      early_server=check)
+                      early_server=check, tool_module="move")
     if args.compare:
         return emit_compared(args, root, settings, result, "move", dest=args.dest)
     return _emit(args, result)

@@ -27,7 +27,9 @@ def print_json(obj: Any) -> None:
 
 def emit(as_json: bool, result: dict[str, Any], text: str | None = None) -> int:
     """Print a tool's result (one JSON object with `as_json`, else its output, errors on stderr);
-    the exit code."""
+    the exit code. What the daemon says of its servers (a restart) goes to stderr as well."""
+    for note in (result.get("data") or {}).get("server_notes") or []:
+        print(f"codeagent: note: {note}", file=sys.stderr)
     try:
         if as_json:
             print_json(result)

@@ -28,7 +28,8 @@ def cmd_signature(args: argparse.Namespace) -> int:
     values = _values(args.value)
     tool_args = {**parse_target(args.target, root), "new_params": args.new_params, "values": values,
                  "dry_run": bool(args.dry_run or args.compare), "check_diagnostics": args.check}
-    result = run_tool(root, settings, "change_signature", tool_args, use_daemon=not args.no_daemon)
+    result = run_tool(root, settings, "change_signature", tool_args, use_daemon=not args.no_daemon,
+                      tool_module="refactor")
     if args.compare:
         return emit_compared(args, root, settings, result, "signature", new_params=args.new_params, values=values)
     return _emit(args, result)
@@ -39,7 +40,8 @@ def cmd_delete(args: argparse.Namespace) -> int:
     settings = _settings(root)
     tool_args = {**parse_target(args.target, root), "dry_run": bool(args.dry_run or args.compare),
                  "check_diagnostics": args.check}
-    result = run_tool(root, settings, "safe_delete", tool_args, use_daemon=not args.no_daemon)
+    result = run_tool(root, settings, "safe_delete", tool_args, use_daemon=not args.no_daemon,
+                      tool_module="refactor")
     if args.compare:
         return emit_compared(args, root, settings, result, "delete")
     return _emit(args, result)

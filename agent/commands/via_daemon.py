@@ -1,5 +1,6 @@
-"""`codeagent def|refs|rename|diagnostics` and `codeagent tool NAME` (read-only tools) answered by
-the workspace's warm daemon, before any heavy import.
+"""`codeagent def|refs|rename|diagnostics`, the navigation commands (`type|calls|impls|hierarchy|fix`)
+and `codeagent tool NAME` (read-only tools) answered by the workspace's warm daemon, before any
+heavy import.
 
 With a daemon up, a call is a few milliseconds of work; the CLI's own start-up (the settings
 models, the tool registry) took ~0.25 s of it. Here the command is parsed with the standard
@@ -18,8 +19,9 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from . import navigation_arguments as navigation
 from . import tool_command
 from .arguments import ARGUMENTS, COMMON, NO_DAEMON, TOOLS, tool_args
 from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, emit, print_json, print_undo_hint
@@ -33,9 +35,11 @@ class _Quiet(argparse.ArgumentParser):
 
 
 def _parser(command: str) -> argparse.ArgumentParser:
-    """The command's own grammar (arguments.py), without help: the normal path prints usage."""
+    """The command's own grammar (arguments.py, navigation_arguments.py), without help: the
+    normal path prints usage."""
     p = _Quiet(prog=f"codeagent {command}", add_help=False)
-    for flags, kw in (*ARGUMENTS[command], *COMMON, NO_DAEMON):
+    own = ARGUMENTS[command] if command in TOOLS else navigation.ARGUMENTS[command]
+    for flags, kw in (*own, *COMMON, NO_DAEMON):
         p.add_argument(*flags, **kw)
     return p
 
@@ -46,7 +50,27 @@ def try_fast(argv: Sequence[str]) -> int | None:
         return None
     if argv[0] == "tool":
         return _try_tool(argv[1:])
-    if argv[0] not in TOOLS:
+    call = semantic_call(argv)
+    if call is None:
+        return None
+    reply = _ask(call.root, call.tool, call.tool_args)
+    if reply is None:
+        return None
+    return print_result(call, reply["result"])
+
+
+class SemanticCall(NamedTuple):  # (not a dataclass: that import costs the fast path ~10 ms)
+    """`codeagent def|refs|rename|diagnostics` or a navigation command, parsed on the standard library alone."""
+
+    args: argparse.Namespace
+    root: Path
+    tool: str
+    tool_args: dict[str, Any]
+
+
+def semantic_call(argv: Sequence[str]) -> SemanticCall | None:
+    """The command's tool call, or None when it is not one the daemon may answer as it stands."""
+    if not argv or (argv[0] not in TOOLS and argv[0] not in navigation.TOOLS):
         return None
     command = argv[0]
     try:
@@ -56,18 +80,22 @@ def try_fast(argv: Sequence[str]) -> int | None:
         root = Path(args.root).expanduser().resolve()
         if not root.is_dir():
             return None
-        call_args = tool_args(command, args, root)
+        if command in TOOLS:
+            name, call_args = TOOLS[command], tool_args(command, args, root)
+        else:
+            name, call_args = navigation.tool_args(command, args, root)
     except (UsageError, SystemExit, OSError, ValueError):
         return None
-    reply = _ask(root, TOOLS[command], call_args)
-    if reply is None:
-        return None
-    result: dict[str, Any] = reply["result"]
+    return SemanticCall(args, root, name, call_args)
+
+
+def print_result(call: SemanticCall, result: dict[str, Any]) -> int:
+    """Print a tool result exactly as the normal path does; the exit code."""
     if not result.get("success") and (result.get("data") or {}).get("usage_error"):
         print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
         return EXIT_USAGE
-    code = emit(args.json, result)
-    print_undo_hint(result, args.root)
+    code = emit(call.args.json, result)
+    print_undo_hint(result, call.args.root)
     return code
 
 

@@ -136,7 +136,9 @@ class DaemonClient:
                 self._spawn(warm, warm_file, lock.fileno())
                 deadline = time.monotonic() + START_TIMEOUT
                 while time.monotonic() < deadline:
-                    if self.ping() is not None:
+                    # No socket yet, no ping: each costs a walk of the code (build_id), CPU the
+                    # starting daemon and its server need on a small machine.
+                    if self.sock_path.exists() and self.ping() is not None:
                         return
                     if self._exited():
                         break

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import fcntl
 import gc
+import json
 import logging
 import os
 import select
@@ -34,6 +35,7 @@ from ..semantic.sessions import notify_changed, session_for
 from .cached import CachedCalls
 from .peer import refusal as peer_refusal
 from .protocol import DaemonError, build_id, recv_message, send_message, settings_id
+from .upkeep import ServerUpkeep
 
 log = logging.getLogger("codeagent.daemon")
 
@@ -59,6 +61,7 @@ class Daemon:
             threading.Thread(target=self._warm, args=(language, warm_files or []), daemon=True).start()
         self.registry = load_all_tools()
         self.calls = CachedCalls(self.ctx, self.registry, self.settings_id)  # repeated queries from a cache
+        self.upkeep = ServerUpkeep(self.ctx)  # memory limit and idle stop of the servers, between requests
         # The listing of source files (folder watches; the texts read into memory) serves the
         # searches for unconfirmed occurrences. It is built after the first answer, never competing
         # with it (that request searches with ripgrep; the bridge watches the tree on its own).
@@ -116,6 +119,7 @@ class Daemon:
             except InterruptedError:
                 continue
             if not readable:
+                self.upkeep.stop_idle()
                 continue
             try:
                 conn, _ = listener.accept()
@@ -133,6 +137,7 @@ class Daemon:
             finally:
                 self._idle.set()
             if op == "tool":  # a status ping must not keep an idle daemon alive
+                self.upkeep.after_request()
                 self.last_request = time.monotonic()
                 self._after_request()  # (a starting CLI's ping comes before its first request)
 
@@ -192,6 +197,9 @@ class Daemon:
             log.exception("request failed")
             return {"ok": False, "error": f"daemon error: {type(exc).__name__}: {exc}"}
         log.info("%s %.3f s", name, time.monotonic() - started)
+        if notes := self.upkeep.take_notes():  # added to a copy: never into a kept answer
+            said = json.loads(result) if isinstance(result, bytes) else result
+            result = {**said, "data": {**(said.get("data") or {}), "server_notes": notes}}
         return {"ok": True, "result": result}
 
     def close(self) -> None:

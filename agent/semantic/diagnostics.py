@@ -10,10 +10,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lsp_bridge import Diagnostic, LspSession
 from lsp_bridge.errors import BridgeError
+from lsp_bridge.types import Diagnostic
 
 from ..languages import server_language
 from ..toolcontext import CheckOutcome, ToolContext
@@ -21,6 +21,9 @@ from ..workspace import Applied
 from .filecache import forget_written
 from .querycache import forget_queries
 from .sessions import fallback_note, get_pool, notify_changed, running_sessions
+
+if TYPE_CHECKING:
+    from lsp_bridge import LspSession
 
 SHOWN_SEVERITIES = ("error", "warning")
 MAX_DELTA_FILES = 20

@@ -1,6 +1,7 @@
 """Hits shaped for a model: grouped by file, then by the definition enclosing them
-(`in Registry.describe`), each with its line's text, within a token budget; what did not fit is
-stated exactly (how many hits, in which files), never silently dropped."""
+(`in Registry.describe`; at module level the module, `in module shapes.registry`), each with its
+line's text, within a token budget; what did not fit is stated exactly (how many hits, in which
+files), never silently dropped. find_references renders its pages with `group_label` too."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .outlines import Outlines
+from .outlines import MODULE, Outlines
 
 TOKEN_BUDGET = 3000  # per answer; a token is taken as 4 characters (English code text averages ~3.5-4)
 CHARS_PER_TOKEN = 4
@@ -28,7 +29,7 @@ class Hit:
 
 @dataclass(slots=True)
 class Grouped:
-    files: list[dict[str, Any]]  # for data: [{path, groups: [{in, hits: [{line, column, text, ...}]}]}]
+    files: list[dict[str, Any]]  # for data: [{path, groups: [{in, kind, hits: [{line, column, text, ...}]}]}]
     lines: list[str]  # for output
     shown: int
     left_out: int
@@ -57,12 +58,12 @@ def group_hits(outlines: Outlines, hits: list[Hit], *, budget: int = TOKEN_BUDGE
         file_lines = [rel + (" (outside the workspace)" if external else "")]
         left -= len(file_lines[0]) + 1
         for index, hit in enumerate(file_hits):
-            sym = None if external else outlines.enclosing(rel, hit.line0, hit.col0)
-            where = sym.name_path if sym is not None else "(module level)"
+            where, kind = ("", MODULE) if external else outlines.where(rel, hit.line0, hit.col0)
             text = "" if external else outlines.lines.line(rel, hit.line0)
             row = f"    {hit.line0 + 1}:{hit.col0 + 1}  {text}" + (f"  [{hit.note}]" if hit.note else "")
             header = not groups or groups[-1]["in"] != where
-            cost = len(row) + 1 + (len(where) + 6 if header else 0)
+            label = group_label(where, kind)
+            cost = len(row) + 1 + (len(label) + 1 if header and not external else 0)
             if cost > left:
                 rest = len(file_hits) - index
                 out.left_out += rest
@@ -70,8 +71,9 @@ def group_hits(outlines: Outlines, hits: list[Hit], *, budget: int = TOKEN_BUDGE
                 break
             left -= cost
             if header:
-                groups.append({"in": where, "hits": []})
-                file_lines.append(f"  in {where}")
+                groups.append({"in": where, "kind": kind, "hits": []})
+                if not external:
+                    file_lines.append(label)
             entry = {"line": hit.line0 + 1, "column": hit.col0 + 1, "text": text, **hit.extra}
             if hit.note:
                 entry["note"] = hit.note
@@ -82,3 +84,8 @@ def group_hits(outlines: Outlines, hits: list[Hit], *, budget: int = TOKEN_BUDGE
             out.files.append({"path": rel, "groups": groups})
             out.lines.extend(file_lines)
     return out
+
+
+def group_label(where: str, kind: str) -> str:
+    """The header line of one group of hits: `  in Registry.describe`, `  in module shapes.registry`."""
+    return f"  in module {where}" if kind == MODULE else f"  in {where}"

@@ -1,64 +1,79 @@
 """Which definition encloses a position, and which one is named at it: the outlines of the files a
-navigation answer mentions, parsed once per tool call (hits are grouped by their enclosing symbol,
-hierarchy items are given their qualified name)."""
+navigation or references answer mentions (hits are grouped by their enclosing symbol, hierarchy
+items are given their qualified name)."""
 
 from __future__ import annotations
 
-import os
+import bisect
+from pathlib import PurePosixPath
 
 from ..errors import CodeagentError
 from ..languages import syntax_language
 from ..syntax import Symbol, flatten, outline
 from ..toolcontext import ToolContext
-from .references import LineCache
+from .lines import LineCache
 
 _SERVICE = "navigation.outlines"
 MAX_CACHED_FILES = 2000
-StatKey = tuple[int, int, int]
+MODULE = "module"  # the `kind` of a hit's group when no definition encloses it
+Parsed = tuple[list[Symbol], list[tuple[int, int]]]  # the outline, and each symbol's 0-based start
 
 
 class Outlines:
-    """Outlines (flattened, parents first) and line texts of workspace files, read on first use.
-    Parsed outlines are kept in the context by file stat (a big module takes ~0.1 s to parse: a
-    warm daemon must not pay that on every question about it)."""
+    """Outlines (flattened, parents first, so in order of their start) and line texts of workspace
+    files, read on first use. Parsed outlines are kept in the context with the text they were made
+    of, and reused only for that very text (a big module takes ~0.1 s to parse: a warm daemon must
+    not pay that on every question about it)."""
 
     def __init__(self, ctx: ToolContext):
         self.ctx = ctx
         self.lines = LineCache(ctx)
-        self._symbols: dict[str, list[Symbol]] = {}
-        self._cache: dict[str, tuple[StatKey, list[Symbol]]] = ctx.service(_SERVICE, dict)
+        self._symbols: dict[str, Parsed] = {}
+        self._cache: dict[str, tuple[str, Parsed]] = ctx.service(_SERVICE, dict)
 
     def symbols(self, rel: str) -> list[Symbol]:
-        if rel not in self._symbols:
-            self._symbols[rel] = self._read(rel)
-        return self._symbols[rel]
+        return self._read(rel)[0]
 
-    def _read(self, rel: str) -> list[Symbol]:
+    def _read(self, rel: str) -> Parsed:
+        held = self._symbols.get(rel)
+        if held is None:
+            held = self._symbols[rel] = self._parse(rel)
+        return held
+
+    def _parse(self, rel: str) -> Parsed:
         language = syntax_language(rel)
         if language is None:
-            return []
+            return [], []
+        text = self.lines.files.text(rel)  # the session's copy: the one the hits' line texts come from
+        if text is None:
+            return [], []
+        cached = self._cache.get(rel)
+        if cached is not None and (cached[0] is text or cached[0] == text):
+            return cached[1]
         try:
-            st = os.stat(self.ctx.workspace.root / rel)
-            key = (st.st_size, st.st_mtime_ns, st.st_ino)
-            cached = self._cache.get(rel)
-            if cached is not None and cached[0] == key:
-                return cached[1]
-            found = list(flatten(outline(self.ctx.workspace.read(rel).text, language)))
-        except (CodeagentError, OSError, ValueError):
-            return []
+            found = list(flatten(outline(text, language)))
+        except (CodeagentError, ValueError):
+            return [], []
         if len(self._cache) >= MAX_CACHED_FILES:
             self._cache.clear()
-        self._cache[rel] = (key, found)
-        return found
+        parsed = self._cache[rel] = (text, (found, [(s.line - 1, s.column - 1) for s in found]))
+        return parsed[1]
 
     def enclosing(self, rel: str, line0: int, col0: int) -> Symbol | None:
         """The innermost definition containing the 0-based position (None at module level)."""
-        best: Symbol | None = None
-        for sym in self.symbols(rel):
-            inside = (sym.line - 1, sym.column - 1) <= (line0, col0) < (sym.end_line - 1, sym.end_column - 1)
-            if inside and (best is None or (sym.line, sym.column) >= (best.line, best.column)):
-                best = sym
-        return best
+        symbols, starts = self._read(rel)
+        # The innermost one is the last-starting of those that contain it: walk back from there.
+        for i in range(bisect.bisect_right(starts, (line0, col0)) - 1, -1, -1):
+            sym = symbols[i]
+            if (line0, col0) < (sym.end_line - 1, sym.end_column - 1):
+                return sym
+        return None
+
+    def where(self, rel: str, line0: int, col0: int) -> tuple[str, str]:
+        """(name, kind) of what encloses the position: `Registry.describe`, "method"; at module
+        level the module itself (`shapes.registry`, "module")."""
+        sym = self.enclosing(rel, line0, col0)
+        return (sym.name_path, sym.kind) if sym is not None else (module_name(rel), MODULE)
 
     def named_at(self, rel: str, line0: int, col0: int) -> Symbol | None:
         """The definition whose name token starts at the 0-based position."""
@@ -74,3 +89,15 @@ class Outlines:
             return f"{rel}::{named.name_path}"
         around = self.enclosing(rel, line0, col0)  # a local name or a parameter: inside its function
         return f"{rel}::{around.name_path}.{fallback}" if around is not None else f"{rel}::{fallback}"
+
+
+def module_name(rel: str) -> str:
+    """A file's module as its language names it: `shapes/registry.py` → `shapes.registry` (a
+    package's `__init__.py` → the package); a TS/JS file keeps its path without the suffix."""
+    path = PurePosixPath(rel)
+    if path.suffix in (".py", ".pyi"):
+        parts = list(path.with_suffix("").parts)
+        if parts and parts[-1] == "__init__" and len(parts) > 1:
+            parts.pop()
+        return ".".join(parts)
+    return path.with_suffix("").as_posix()

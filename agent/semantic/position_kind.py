@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import keyword
 
-from tree_sitter import Node
-
-from ..syntax import parse
+from tree_sitter import Node, Tree
 
 COMMENTS = ("comment", "line_comment", "block_comment", "html_comment")
 STRINGS = ("string", "template_string", "string_fragment", "string_content")
@@ -37,17 +35,14 @@ def describe_char(line_text: str, character: int) -> str:
     return f"punctuation {ch!r}"
 
 
-def non_symbol_at(text: str, language: str, line: int, start: int, name: str) -> str | None:
-    """None when the identifier `name` starting at (line, start) is code; otherwise what holds it:
-    "a comment", "a string", "a docstring" or "the keyword 'from'"."""
-    lines = text.split("\n")
-    if not 0 <= line < len(lines):
-        return None
+def non_symbol_at(tree: Tree, line_text: str, language: str, line: int, start: int, name: str) -> str | None:
+    """None when the identifier `name` starting at (line, start) of the parsed file is code
+    (`line_text` is that line); otherwise what holds it: "a comment", "a string", "a docstring"
+    or "the keyword 'from'"."""
     if language == "python" and keyword.iskeyword(name):
         return f"the keyword {name!r}"
-    before = lines[line][:start].encode("utf-8", "surrogatepass")
+    before = line_text[:start].encode("utf-8", "surrogatepass")
     width = len(name.encode("utf-8", "surrogatepass"))
-    tree = parse(text, language)
     node = tree.root_node.descendant_for_point_range((line, len(before)), (line, len(before) + width))
     if node is None:
         return None

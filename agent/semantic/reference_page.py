@@ -1,7 +1,9 @@
 """One page of a long references answer: the references from `offset` on, at most `limit` of them,
-with each line's text. The page's data is whole; the text a model reads stops at whole references
-once it reaches its character budget, and says exactly what it left out and how to get it (the
-next `offset`, or the CLI's `--json`). Nothing is cut from the middle of a line or a file."""
+grouped by file and by the definition enclosing each (`in Registry.describe`; at module level the
+module), with each line's text. The page's data is whole; the text a model reads stops at whole
+references once it reaches its character budget, and says exactly what it left out (how many, in
+which files) and how to get it (the next `offset`, or the CLI's `--json`). Nothing is cut from the
+middle of a line or a file."""
 
 from __future__ import annotations
 
@@ -9,17 +11,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .hits import MAX_FILES_NAMED, group_label
+
 Refs = dict[str, list[tuple[int, int, int, int]]]  # rel path -> 0-based (line, col, end_line, end_col)
+Where = Callable[[str, int, int], tuple[str, str]]  # (rel, line0, col0) -> (enclosing name, kind)
 
 
 @dataclass
 class Page:
-    files: list[dict[str, Any]] = field(default_factory=list)  # every reference of the page, for data
+    # every reference of the page, for data: [{path, groups: [{in, kind, hits: [{line, column, ...}]}]}]
+    files: list[dict[str, Any]] = field(default_factory=list)
     text: list[str] = field(default_factory=list)  # what fits the budget
     listed: int = 0  # references in `text`
     in_page: int = 0  # references in `files`
     left_text: int = 0  # references of the page not in `text`
-    left_files: int = 0  # files those are in
+    left_files: dict[str, int] = field(default_factory=dict)  # path -> references after the last one listed
 
     def note(self, total: int, offset: int, call: str) -> str | None:
         """What the text leaves out, and how to get it; None when the text is the whole answer."""
@@ -31,21 +37,26 @@ class Page:
         if offset:
             parts.append(f"references 1-{offset} were skipped (offset={offset})")
         if rest:
-            parts.append(f"{rest} more reference(s) in {self.left_files} file(s) not listed: "
-                         f"call again with offset={shown_to}, or run `{call} --json` for all of them")
+            named = sorted(self.left_files.items())
+            listed = ", ".join(f"{p} ({n})" for p, n in named[:MAX_FILES_NAMED])
+            more = f", and {len(named) - MAX_FILES_NAMED} more file(s)" if len(named) > MAX_FILES_NAMED else ""
+            parts.append(f"{rest} more reference(s) in {len(named)} file(s) not listed: call again with "
+                         f"offset={shown_to}, or run `{call} --json` for all of them; they are in {listed}{more}")
         return "[" + "; ".join(parts) + "]" if parts else None
 
 
-def page(refs: Refs, line_of: Callable[[str, int], str], *, offset: int, limit: int, budget: int) -> Page:
+def page(refs: Refs, line_of: Callable[[str, int], str], where: Where, *, offset: int, limit: int,
+         budget: int) -> Page:
     """References `offset`..`offset+limit` in file order; `text` holds the first ones whose lines
-    fit in `budget` characters."""
+    (with their file and group headers) fit in `budget` characters."""
     out = Page()
     seen = 0
     used = 0
     text_full = False
     for rel in sorted(refs):
-        entries: list[dict[str, Any]] = []
+        groups: list[dict[str, Any]] = []
         rows: list[str] = []
+        shown_group = None  # the group whose header the text has printed last
         for ln, col, eln, ecol in refs[rel]:
             seen += 1
             if seen <= offset:
@@ -53,32 +64,40 @@ def page(refs: Refs, line_of: Callable[[str, int], str], *, offset: int, limit: 
             if out.in_page >= limit:
                 break
             text = line_of(rel, ln)
-            entries.append({"line": ln + 1, "column": col + 1, "end_line": eln + 1, "end_column": ecol + 1,
-                            "text": text})
+            name, kind = where(rel, ln, col)
+            if not groups or groups[-1]["in"] != name:
+                groups.append({"in": name, "kind": kind, "hits": []})
+            groups[-1]["hits"].append({"line": ln + 1, "column": col + 1, "end_line": eln + 1,
+                                       "end_column": ecol + 1, "text": text})
             out.in_page += 1
-            row = f"  {ln + 1}:{col + 1}  {text}"
-            extra = len(row) + 1 + (0 if rows else len(rel) + 1)
-            if not text_full and used + extra <= budget:
-                rows.append(row)
-                used += extra
-                out.listed += 1
-            else:
+            if text_full:
+                continue
+            row = f"    {ln + 1}:{col + 1}  {text}"
+            header = group_label(name, kind) if shown_group is not groups[-1] else None
+            extra = len(row) + 1 + (0 if rows else len(rel) + 1) + (len(header) + 1 if header else 0)
+            if used + extra > budget:
                 text_full = True
-        if entries:
-            out.files.append({"path": rel, "references": entries})
+                continue
+            if header:
+                rows.append(header)
+                shown_group = groups[-1]
+            rows.append(row)
+            used += extra
+            out.listed += 1
+        if groups:
+            out.files.append({"path": rel, "groups": groups})
         if rows:
             out.text.append(rel)
             out.text.extend(rows)
         if out.in_page >= limit:
             break
-    # the files holding a reference after the last one listed (a file listed in part counts)
+    # the references after the last one listed, per file (a file listed in part counts)
     shown_to = offset + out.listed
-    files_left: set[str] = set()
     count = 0
     for rel in sorted(refs):
+        after = max(0, count + len(refs[rel]) - max(shown_to, count))
+        if after:
+            out.left_files[rel] = after
         count += len(refs[rel])
-        if count > shown_to:
-            files_left.add(rel)
     out.left_text = out.in_page - out.listed
-    out.left_files = len(files_left)
     return out

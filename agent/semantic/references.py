@@ -1,6 +1,11 @@
-"""find_references and find_definition: the server's answer grouped by file with each line's
-text, whether it is complete, and the textual occurrences in code the server did not confirm.
-Without a server, the syntax layer's scope-aware occurrences (labelled syntactic, incomplete)."""
+"""find_references and find_definition: the server's answer grouped by file and by the definition
+enclosing each reference (reference_page.py), with each line's text, whether it is complete, and
+the textual occurrences in code the server did not confirm. Without a server, the syntax layer's
+scope-aware occurrences (labelled syntactic, incomplete).
+
+find_references' `data["files"]` is format 2 (`data["format"]`): [{path, groups: [{in, kind,
+hits: [{line, column, end_line, end_column, text}]}]}], the shape of the navigation tools' hits;
+format 1 (before) was [{path, references: [...]}]."""
 
 from __future__ import annotations
 
@@ -16,32 +21,17 @@ from ..commit import bounded
 from ..errors import ToolFailure
 from ..result import ToolResult
 from ..toolcontext import ToolContext
-from .filecache import file_cache
+from .hits import CHARS_PER_TOKEN, TOKEN_BUDGET
+from .lines import LineCache
 from .name_occurrences import NameSearch, unconfirmed_hits
+from .outlines import Outlines
 from .reference_page import page
 from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path, inside_workspace
 
-MAX_LINE_CHARS = 200
 MAX_UNCONFIRMED = 30
 TAIL_RESERVE = 8000  # of the output budget, for the notes, the external and unconfirmed lists
-
-
-class LineCache:
-    """Lines of workspace files, split once per tool call (texts come from the session's cache)."""
-
-    def __init__(self, ctx: ToolContext):
-        self.files = file_cache(ctx)
-        self._lines: dict[str, list[str] | None] = {}
-
-    def line(self, rel: str, line0: int) -> str:
-        if rel not in self._lines:
-            self._lines[rel] = self.files.lines(rel)
-        lines = self._lines[rel]
-        if lines is None or line0 >= len(lines):
-            return ""
-        text = lines[line0].strip()
-        return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"
+FORMAT = 2  # of data["files"]: see the module docstring
 
 
 @dataclass
@@ -110,9 +100,10 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool,
     scan = unconfirmed_hits(ctx, search, {rel: confirmed.starts(rel) for rel in confirmed.by_file},
                             exclude=target.path if source == "syntactic" else None)
     extra = scan.hits
-    line_cache = LineCache(ctx)
-    budget = max(1000, ctx.settings.workspace.max_output_chars - TAIL_RESERVE)
-    listed = page(refs.by_file, line_cache.line, offset=offset, limit=limit, budget=budget)
+    outlines = Outlines(ctx)
+    line_of = outlines.lines.line
+    budget = max(1000, min(TOKEN_BUDGET * CHARS_PER_TOKEN, ctx.settings.workspace.max_output_chars - TAIL_RESERVE))
+    listed = page(refs.by_file, line_of, outlines.where, offset=offset, limit=limit, budget=budget)
     head = (f"{refs.count} reference(s) to {target.name} ({target.location}) in {len(refs.by_file)} file(s)"
             f" [{'complete' if complete else 'INCOMPLETE: ' + source}]")
     more = listed.note(refs.count, offset, f"codeagent refs {target.location}")
@@ -121,9 +112,8 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool,
     if refs.external:
         tail.append(f"outside the workspace: {len(refs.external)} ({', '.join(refs.external[:5])}"
                    f"{', ...' if len(refs.external) > 5 else ''})")
-    lines_of = LineCache(ctx)
     extra_rows = [{"path": h.path, "line": h.line + 1, "column": h.column + 1,
-                   "text": lines_of.line(h.path, h.line)} for h in extra[:MAX_UNCONFIRMED]]
+                   "text": line_of(h.path, h.line)} for h in extra[:MAX_UNCONFIRMED]]
     if extra:
         tail.append(f"same name in code, not confirmed by the {'server' if source == 'lsp' else 'scope analysis'}"
                    f" ({len(extra)}; review for dynamic access or another symbol):")
@@ -136,12 +126,12 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool,
     text = bounded("\n".join(out + tail), ctx.settings.workspace.max_output_chars)
     extra_data: dict[str, Any] = {}
     if listed.left_text:  # the page's whole text, for the CLI (which never cuts what was asked)
-        whole = page(refs.by_file, line_cache.line, offset=offset, limit=limit, budget=sys.maxsize)
+        whole = page(refs.by_file, line_of, outlines.where, offset=offset, limit=limit, budget=sys.maxsize)
         rest = whole.note(refs.count, offset, f"codeagent refs {target.location}")
         extra_data["full_output"] = "\n".join([head, *notes, *whole.text, *([rest] if rest else []), *tail])
     return ToolResult.ok(
         text, symbol=target.name, target=str(target.location), complete=complete, source=source,
-        count=refs.count, files=listed.files, offset=offset, listed=listed.listed,
+        format=FORMAT, count=refs.count, files=listed.files, offset=offset, listed=listed.listed,
         truncated=refs.count - offset - listed.listed,
         next_offset=offset + listed.listed if offset + listed.listed < refs.count else None,
         external=refs.external[:50], **extra_data,

@@ -11,8 +11,8 @@ import dataclasses
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lsp_bridge import LspSession, SessionPool
 from lsp_bridge.errors import BridgeError, ServerCrashed, ServerNotInstalled, ServerStartError
 from lsp_bridge.servers import get_spec
 
@@ -20,6 +20,9 @@ from ..languages import language_ids
 from ..textcodec import decode_text
 from ..toolcontext import ToolContext
 from ..walk import SERVER_SKIPPED
+
+if TYPE_CHECKING:  # the protocol layer loads with the first session (a syntactic command never needs it)
+    from lsp_bridge import LspSession, SessionPool
 
 LSP_SERVICE = "lsp"
 _announced: set[tuple[int, str]] = set()  # (pool, language) whose fallback server was named
@@ -34,6 +37,8 @@ def _settings_servers(ctx: ToolContext) -> dict[str, str]:
 
 
 def _make_pool(ctx: ToolContext) -> SessionPool:
+    from lsp_bridge.pool import SessionPool
+
     lsp = ctx.settings.lsp
     try:
         return SessionPool(
@@ -74,6 +79,8 @@ def session_for(ctx: ToolContext, language: str) -> LspSession:
     if command:
         sessions = _custom_sessions(ctx)
         if language not in sessions:
+            from lsp_bridge.session import LspSession
+
             spec = dataclasses.replace(get_spec(_settings_servers(ctx)[language]), language_ids=language_ids(language))
             sessions[language] = LspSession(
                 ctx.workspace.root, spec, command=command, request_timeout=lsp.request_timeout,

@@ -15,6 +15,7 @@ from ..languages import server_language, syntax_language
 from ..result import Location
 from ..toolcontext import ToolContext
 from ..workspace import TextDoc
+from .parsed import tree_for
 from .position_kind import describe_char, non_symbol_at
 
 _IDENT_CHAR = re.compile(r"[\w$]")
@@ -47,9 +48,10 @@ class Target:
         return self.doc.text.split("\n")[self.pos.line]
 
 
-def to_position(doc: TextDoc, line: int, column: int) -> Position:
-    """1-based line/column (characters) → bridge Position, checked against the file's text."""
-    lines = doc.text.split("\n")
+def to_position(doc: TextDoc, line: int, column: int, lines: list[str] | None = None) -> Position:
+    """1-based line/column (characters) → bridge Position, checked against the file's text
+    (`lines`: that text split, when the caller has it)."""
+    lines = doc.text.split("\n") if lines is None else lines
     if line < 1 or line > len(lines):
         raise ToolFailure(f"{doc.path}: line {line} is outside the file (1-{len(lines)})")
     text = lines[line - 1]
@@ -95,8 +97,9 @@ def resolve_target(
     language = syntax_language(real)
     if language is None:
         raise ToolFailure(f"{doc.path}: no semantic support for this kind of file (Python, TypeScript, JavaScript)")
-    pos = to_position(doc, line, column)
-    text_line = doc.text.split("\n")[pos.line]
+    lines = doc.text.split("\n")
+    pos = to_position(doc, line, column, lines)
+    text_line = lines[pos.line]
     found = identifier_at(text_line, pos.character)
     if found is None:
         raise ToolFailure(
@@ -104,7 +107,7 @@ def resolve_target(
             f"{text_line.strip()!r}; point at the first character of a name (columns count characters, from 1)"
         )
     start, name = found
-    held_by = non_symbol_at(doc.text, language, pos.line, start, name)
+    held_by = non_symbol_at(tree_for(ctx, doc.path, doc.text, language), text_line, language, pos.line, start, name)
     if held_by is not None:
         raise ToolFailure(f"{doc.path}:{line}:{column} is {held_by}, not a symbol: {text_line.strip()!r}; "
                           "point at a name in code")

@@ -1,4 +1,4 @@
-"""Tool modules; importing this package registers every tool. One module per family.
+"""Tool modules (TOOL_MODULES); importing one registers its tools. One module per family.
 
     files.py             read_file, write_file, list_directory
     edit.py              replace_in_file, apply_patch
@@ -16,21 +16,10 @@
 
 A tool module may import the layers below it (semantic, syntax, shell, commit, the workspace,
 the registry's `tool`); never the loop, the model client, the CLI or the daemon. Only the entry
-points import this package (agent/bootstrap.py `load_all_tools`).
+points import these modules (agent/bootstrap.py `load_all_tools`, `load_tools`).
 """
 
-from . import (
-    code,  # noqa: F401
-    edit,  # noqa: F401
-    files,  # noqa: F401
-    finish,  # noqa: F401
-    memory,  # noqa: F401
-    move,  # noqa: F401
-    navigation,  # noqa: F401
-    project,  # noqa: F401
-    refactor,  # noqa: F401
-    shell,  # noqa: F401
-    symbol_edit,  # noqa: F401
-    syntax,  # noqa: F401
-    workspace_search,  # noqa: F401
-)
+# Importing a module registers its tools; agent/bootstrap.py imports them all (`load_all_tools`),
+# or only the one a one-shot command needs (`load_tools`: `codeagent move` loads move.py alone).
+TOOL_MODULES: tuple[str, ...] = ("code", "edit", "files", "finish", "memory", "move", "navigation", "project",
+                                 "refactor", "shell", "symbol_edit", "syntax", "workspace_search")

@@ -5,9 +5,9 @@ every position tool also takes `symbol`, a name path such as `Class.method`, ins
 from __future__ import annotations
 
 import sys
-from typing import Any, Self
+from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field
 
 from ..refactor.rename import rename_symbol as _rename_symbol
 from ..registry import tool
@@ -17,28 +17,9 @@ from ..semantic.references import find_definition as _find_definition
 from ..semantic.references import find_references as _find_references
 from ..semantic.target import resolve_target
 from ..toolcontext import ToolContext
+from .position_input import PositionInput as PositionInput
 
 MAX_DIAGNOSTICS = 200
-
-
-class PositionInput(BaseModel):
-    file_path: str | None = Field(
-        None, description="File containing the name, relative to the workspace root. Required with line/column; "
-        "optional with symbol (narrows the lookup).")
-    line: int | None = Field(None, ge=1, description="1-based line of the name.")
-    column: int | None = Field(None, ge=1, description="1-based column (in characters) of the name's first character.")
-    symbol: str | None = Field(
-        None, min_length=1, description="Instead of line/column: a symbol name or name path, e.g. "
-        "`QuerySet` or `QuerySet.filter`, looked up in the workspace's definitions.")
-
-    @model_validator(mode="after")
-    def _position_or_symbol(self) -> Self:
-        if self.symbol is None:
-            if self.file_path is None or self.line is None or self.column is None:
-                raise ValueError("give file_path, line and column, or symbol")
-        elif self.line is not None or self.column is not None:
-            raise ValueError("give either line/column or symbol, not both")
-        return self
 
 
 class FindDefinitionInput(PositionInput):
@@ -64,8 +45,8 @@ class FindReferencesInput(PositionInput):
 
 @tool(name="find_references", model=FindReferencesInput, toolset="semantic")
 def find_references(ctx: ToolContext, args: FindReferencesInput) -> ToolResult:
-    """Every reference to the symbol at a position, across the workspace, grouped by file with
-    each line's text. `complete` is false when the answer is syntactic (no language server).
+    """Every reference to the symbol at a position, across the workspace, grouped by file and by
+    enclosing definition (`in Class.method`), with each line's text. `complete` is false when the answer is syntactic (no language server).
     Same-named identifiers in code that the server did not confirm are listed for review."""
     target = resolve_target(ctx, args.file_path, args.line, args.column, args.symbol)
     limit = None if args.limit is None else (args.limit or sys.maxsize)

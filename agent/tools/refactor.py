@@ -11,7 +11,7 @@ from ..registry import tool
 from ..result import ToolResult
 from ..semantic.target import resolve_target
 from ..toolcontext import ToolContext
-from .code import PositionInput
+from .position_input import PositionInput
 
 
 class ChangeSignatureInput(PositionInput):

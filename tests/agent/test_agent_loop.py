@@ -54,6 +54,12 @@ class Nothing(BaseModel):
     pass
 
 
+@tool(name="list_hits", model=Nothing, registry=REG)
+def list_hits(ctx: ToolContext, args: Nothing) -> ToolResult:
+    """Read-only, answering with `data["files"]` as find_references does (its hits, not changes)."""
+    return ToolResult.ok("1 hit", files=[{"path": "a.py", "groups": []}])
+
+
 @tool(name="huge_failure", model=Nothing, registry=REG)
 def huge_failure(ctx: ToolContext, args: Nothing) -> ToolResult:
     """Fails with a very long error."""
@@ -291,3 +297,13 @@ def test_a_whole_run_streamed(root: Path) -> None:
     assert outcome.ok and outcome.message == "streamed" and "".join(tokens) == "Reading."
     assert all(body["stream"] is True for body in server.requests)
     assert tool_messages(server.requests[1]) == ["1  x = 1", "1  x = 1"]
+
+
+def test_a_readers_files_are_not_recorded_as_changed_files(root: Path) -> None:
+    turn = tools_reply(call("list_hits"), call("write_file", file_path="b.py", content="y = 2\n"))
+    with FakeOpenAI([turn, tools_reply(call("finish", summary="ok"))]) as server:
+        outcome, events = run(server, root)
+    assert outcome.ok, outcome.message
+    results = {e["name"]: e for e in events if e["type"] == "tool_result"}
+    assert results["list_hits"]["files"] is None
+    assert results["write_file"]["files"] == ["b.py"]

@@ -50,6 +50,13 @@ class Caller:
         return self.registry.call(self.ctx, name, args)
 
 
+def refs_of(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(path, reference) of a find_references answer's data, in order (data format 2: files →
+    groups by enclosing symbol → hits; each hit also gets its group's `in`)."""
+    assert data["format"] == 2
+    return [(f["path"], {**h, "in": g["in"]}) for f in data["files"] for g in f["groups"] for h in g["hits"]]
+
+
 def module_context(root: Path, settings: Settings | None = None) -> Iterator[tuple[ToolContext, Caller]]:
     ctx = open_context(root, settings=settings or Settings())
     try:

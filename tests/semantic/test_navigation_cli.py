@@ -1,15 +1,24 @@
 """`codeagent type|calls|impls|hierarchy|fix` as a user runs them: the real command, through the
-workspace's daemon, on a copy of fixtures/navpy."""
+workspace's daemon (a warm one answers on the CLI's stdlib-only fast path), on a copy of
+fixtures/navpy."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from semantic_helpers import copy_fixture, run_cli, stop_daemon
+from semantic_helpers import DAEMON_IDLE, copy_fixture, run_cli, stop_daemon
+
+from agent.commands.via_daemon import try_fast
+from agent.daemon.protocol import state_dir
 
 pytestmark = pytest.mark.timeout(900)
+SERVED = re.compile(r"codeagent\.daemon INFO (\w+) \d+\.\d+ s$")
 
 
 @pytest.fixture
@@ -51,3 +60,60 @@ def test_fix_applies_a_quick_fix_and_undo_restores(proj: Path) -> None:
     assert missing.read_text() == "def f():\n    return make_box(1)\n"
     r = run_cli("fix", "app/missing.py:2:12", "--apply", "no such fix", cwd=proj)
     assert r.returncode == 1 and "no code action titled 'no such fix'" in r.stderr
+
+
+def _uncached(out: str) -> dict[str, object]:
+    """A --json result without the daemon's `cached` mark (a repeated query is answered from memory)."""
+    result: dict[str, Any] = json.loads(out)
+    result["data"].pop("cached", None)
+    return result
+
+
+def _served(root: Path) -> list[str]:
+    """The tool calls the daemon logged as answered (`NAME 0.012 s`)."""
+    log = state_dir(root) / "daemon.log"
+    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    return [m.group(1) for line in lines if (m := SERVED.search(line))]
+
+
+def test_warm_navigation_commands_take_the_fast_path_and_print_as_in_process(
+        proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = {("type", "app/report.py:7:5"): "type_info",
+                ("calls", "app/report.py:5:5", "--outgoing", "--depth", "2"): "call_hierarchy",
+                ("impls", "shapes/base.py:29:9"): "find_implementations",
+                ("hierarchy", "shapes/base.py:28:7", "--down"): "type_hierarchy"}
+    # in-process first: these take longer than a test daemon's idle timeout
+    here = {argv: (run_cli(*argv, "--no-daemon", cwd=proj), run_cli(*argv, "--no-daemon", "--json", cwd=proj))
+            for argv in commands}
+    for text, as_json in here.values():
+        assert text.returncode == 0 and as_json.returncode == 0, text.stderr + as_json.stderr
+    first = run_cli("type", "app/report.py:7:5", cwd=proj)  # starts the daemon; teaches it the settings
+    assert first.returncode == 0, first.stderr
+    monkeypatch.chdir(proj)
+    monkeypatch.setenv("CODEAGENT_CONFIG", os.devnull)  # the environment run_cli gives the CLI
+    monkeypatch.setenv("CODEAGENT_DAEMON_IDLE_TIMEOUT", DAEMON_IDLE)
+    for argv, tool in commands.items():
+        before = len(_served(proj))
+        capsys.readouterr()
+        assert try_fast(list(argv)) == 0, argv
+        assert capsys.readouterr().out == here[argv][0].stdout
+        assert try_fast([*argv, "--json"]) == 0, argv
+        assert _uncached(capsys.readouterr().out) == _uncached(here[argv][1].stdout)
+        assert _served(proj)[before:] == [tool, tool]  # the daemon answered both
+    # a quick fix applied on the fast path: journaled (undo restores it), the undo hint on stderr
+    missing = proj / "app" / "missing.py"
+    missing.write_text("def f():\n    return make_box(1)\n")
+    assert try_fast(["fix", "app/missing.py:2:12"]) == 0
+    assert "1. from shapes.base import make_box" in capsys.readouterr().out
+    assert try_fast(["fix", "app/missing.py:2:12", "--apply", "from shapes.base import make_box"]) == 0
+    assert "codeagent undo" in capsys.readouterr().err
+    assert _served(proj)[-2:] == ["code_actions", "apply_code_action"]
+    assert missing.read_text() == "from shapes.base import make_box\n\n\ndef f():\n    return make_box(1)\n"
+    assert run_cli("undo", cwd=proj).returncode == 0
+    assert missing.read_text() == "def f():\n    return make_box(1)\n"
+    # what the fast path leaves to the normal one (which explains it)
+    assert try_fast(["type", "app/report.py:7"]) is None
+    assert try_fast(["hierarchy", "shapes/base.py:28:7", "--up", "--down"]) is None
+    assert try_fast(["type", "app/report.py:7:5", "--no-daemon"]) is None
+    r = run_cli("hierarchy", "shapes/base.py:28:7", "--up", "--down", cwd=proj)
+    assert r.returncode == 2 and "not allowed with argument" in r.stderr

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from semantic_helpers import Caller, copy_fixture, line_col, module_context, run_cli, tree
+from semantic_helpers import Caller, copy_fixture, line_col, module_context, refs_of, run_cli, tree
 
 from agent.semantic.sessions import notify_changed
 from agent.toolcontext import ToolContext
@@ -44,6 +45,26 @@ def test_type_through_an_inferred_generic(call: Caller, proj: Path) -> None:
     assert r.data["type"] == "Circle"
     assert r.data["kind"] == "const"
     assert r.data["qualified_name"] == "src/main.ts::total.first"
+
+
+def test_references_grouped_by_enclosing_symbol(call: Caller, proj: Path) -> None:
+    line, col = line_col(proj, "src/shape.ts", 6, "area")  # Base's abstract area()
+    r = call("find_references", file_path="src/shape.ts", line=line, column=col)
+    assert r.success, r.error
+    where = {(path, e["line"]): e["in"] for path, e in refs_of(r.data)}
+    assert where[("src/shape.ts", 8)] == "Base.describe"  # `this.area()` inside a method
+    assert "src/shape.ts\n" in r.output and "\n  in Base.describe\n    8:" in r.output
+    line, col = line_col(proj, "src/circle.ts", 3, "Circle")
+    r = call("find_references", file_path="src/circle.ts", line=line, column=col)
+    assert r.success, r.error
+    where = {(path, e["line"]): (e["in"], g_kind) for path, e, g_kind in _with_kind(r.data)}
+    assert where[("src/main.ts", 1)] == ("src/main", "module")  # the import
+    assert where[("src/main.ts", 5)][0] == "total"  # `new Circle(1)` inside total()
+    assert "src/main.ts\n  in module src/main\n    1:10  import { Circle, wrap }" in r.output
+
+
+def _with_kind(data: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
+    return [(f["path"], {**h, "in": g["in"]}, g["kind"]) for f in data["files"] for g in f["groups"] for h in g["hits"]]
 
 
 def test_implementations_of_an_interface(call: Caller, proj: Path) -> None:

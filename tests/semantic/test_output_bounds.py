@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from semantic_helpers import Caller, module_context
+from semantic_helpers import Caller, module_context, refs_of
 
 from agent.config import Settings
 from agent.toolcontext import ToolContext
@@ -59,7 +59,7 @@ def test_refs_cli_prints_every_reference(project: Path, cli: Callable[..., Any],
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith(f"{EXPECTED} reference(s) to Widget")
-    rows = [line for line in lines if re.match(r"^  \d+:\d+  ", line)]
+    rows = [line for line in lines if re.match(r"^    \d+:\d+  ", line)]  # under their group's `  in ...`
     assert len(rows) == EXPECTED
     assert sum(1 for line in lines if line.startswith("pkg/")) == FILES + 1
     assert "more reference(s)" not in out.stdout and "cut" not in out.stdout
@@ -78,7 +78,7 @@ def test_find_references_pages_and_says_what_it_left_out(session: tuple[ToolCont
         assert len(res.output) <= budget
         data = res.data
         assert data["count"] == EXPECTED
-        listed = [(f["path"], r["line"], r["column"]) for f in data["files"] for r in f["references"]]
+        listed = [(path, r["line"], r["column"]) for path, r in refs_of(data)]
         seen += listed[: data["listed"]]
         pages += 1
         if data["next_offset"] is None:

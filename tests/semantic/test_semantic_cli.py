@@ -87,7 +87,7 @@ def test_text_output_of_def_refs_and_diagnostics(proj: Path) -> None:
     assert "shapes/geometry.py:30:5  def area_of(" in d.stdout
     r = run_cli("refs", "Circle.scale", "--root", str(proj))
     assert r.returncode == 0, r.stderr
-    assert "shapes/labels.py\n  11:" in r.stdout
+    assert "shapes/labels.py\n  in badge\n    11:" in r.stdout  # grouped by the enclosing function
     g = run_cli("diagnostics", "shapes/labels.py", "--root", str(proj), "--json")
     assert g.returncode == 0 and g.json["data"]["errors"] == 0
 

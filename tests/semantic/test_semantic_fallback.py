@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from semantic_helpers import Caller, copy_fixture, module_context, run_cli, tree
+from semantic_helpers import Caller, copy_fixture, module_context, refs_of, run_cli, tree
 
 from agent.config import LspSettings, Settings
 from agent.toolcontext import ToolContext
@@ -37,7 +37,7 @@ def test_references_fall_back_to_syntax_and_say_so(call: Caller) -> None:
     r = call("find_references", file_path=GEOMETRY, line=38, column=9)  # the shadowing local
     assert r.success, r.error
     assert r.data["complete"] is False and r.data["source"] == "syntactic"
-    assert [(e["line"], e["column"]) for f in r.data["files"] for e in f["references"]] == [(38, 9), (39, 18)]
+    assert [(e["line"], e["column"]) for _, e in refs_of(r.data)] == [(38, 9), (39, 18)]
     assert "INCOMPLETE: syntactic" in r.output and "not installed" in r.output
     # A module-level name: its uses in other files are only textual, listed for review.
     r = call("find_references", file_path=GEOMETRY, line=30, column=5)

@@ -9,9 +9,10 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from semantic_helpers import Caller, copy_fixture, line_col, module_context, tree
+from semantic_helpers import Caller, copy_fixture, line_col, module_context, refs_of, tree
 
 from agent.refactor import EditPlan
 from agent.refactor.rename import rename_passes
@@ -68,7 +69,9 @@ def test_references_grouped_with_line_text_and_unconfirmed(call: Caller) -> None
     r = call("find_references", file_path=GEOMETRY, line=30, column=5)
     assert r.success, r.error
     assert r.data["complete"] is True and r.data["source"] == "lsp"
-    by_file = {f["path"]: f["references"] for f in r.data["files"]}
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for path, ref in refs_of(r.data):
+        by_file.setdefault(path, []).append(ref)
     assert set(by_file) == {"shapes/__init__.py", GEOMETRY, "shapes/labels.py", "shapes/registry.py",
                             "tests/test_shapes.py"}
     assert [(e["line"], e["column"]) for e in by_file[GEOMETRY]] == [(30, 5)]
@@ -78,13 +81,24 @@ def test_references_grouped_with_line_text_and_unconfirmed(call: Caller) -> None
     assert "not confirmed" in r.output
 
 
+def test_references_grouped_by_enclosing_symbol(call: Caller) -> None:
+    r = call("find_references", file_path=GEOMETRY, line=30, column=5)
+    assert r.success, r.error
+    where = {(path, e["line"]): e["in"] for path, e in refs_of(r.data)}
+    assert where[("shapes/registry.py", 21)] == "Registry.report"  # inside a method
+    assert where[("shapes/registry.py", 5)] == "shapes.registry"  # the import: module level
+    assert where[("shapes/__init__.py", 3)] == "shapes"  # a package's module
+    assert "shapes/registry.py\n  in module shapes.registry\n    5:45  from shapes.geometry import" in r.output
+    assert "\n  in Registry.report\n    21:" in r.output
+
+
 def test_references_by_symbol_and_ambiguity(call: Caller) -> None:
     r = call("find_references", symbol="Circle.scale")
     assert r.success, r.error
     assert r.data["target"] == f"{GEOMETRY}:12:9"
     paths = {f["path"] for f in r.data["files"]}
     assert "shapes/labels.py" in paths and "tests/test_shapes.py" in paths
-    registry_lines = [e["line"] for f in r.data["files"] if f["path"] == "shapes/registry.py" for e in f["references"]]
+    registry_lines = [e["line"] for path, e in refs_of(r.data) if path == "shapes/registry.py"]
     assert 16 not in registry_lines  # Registry.scale's own definition is another symbol
     ambiguous = call("find_references", symbol="scale")
     assert not ambiguous.success and "ambiguous" in (ambiguous.error or "")

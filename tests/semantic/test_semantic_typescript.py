@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from semantic_helpers import Caller, copy_fixture, line_col, module_context, tree
+from semantic_helpers import Caller, copy_fixture, line_col, module_context, refs_of, tree
 
 from agent.toolcontext import ToolContext
 
@@ -38,7 +38,7 @@ def test_tsx_component_references(call: Caller) -> None:
     r = call("find_references", file_path="src/components/Badge.tsx", line=3, column=17)
     assert r.success, r.error
     assert r.data["complete"] is True
-    sites = {(f["path"], e["line"]) for f in r.data["files"] for e in f["references"]}
+    sites = {(path, e["line"]) for path, e in refs_of(r.data)}
     assert sites == {("src/components/Badge.tsx", 3), ("src/components/Panel.tsx", 1), ("src/components/Panel.tsx", 8)}
 
 

@@ -352,3 +352,22 @@ def test_unconfirmed_hits_agree_with_and_without_cached_occurrences(tmp_path: Pa
         (tmp_path / "b.py").write_text("from a import total\nu = total\n")  # changed: not cached any more
         assert cache.cached_occurrences("b.py", "total") is None
         assert hits(ctx) == [("a.py", 3, 6), ("b.py", 1, 4)]
+
+
+def test_unconfirmed_hits_parse_a_bounded_number_of_characters_per_query(tmp_path: Path) -> None:
+    """Big candidate files (bundles, generated models) are parsed up to a character budget per
+    query; the rest are counted as unchecked, and the next query goes on where this one stopped
+    (what was parsed is cached), until every candidate has been checked."""
+    from agent.bootstrap import open_context
+    from agent.semantic.name_occurrences import NameSearch, unconfirmed_hits
+
+    for name in "abcde":
+        (tmp_path / f"{name}.py").write_text("total = 1\n" + "x = 0\n" * 500, encoding="utf-8")  # 3,010 chars
+    with open_context(tmp_path) as ctx:
+        def query() -> tuple[list[str], int]:
+            found = unconfirmed_hits(ctx, NameSearch(ctx, "total", "python"), {}, max_chars=5_000)
+            return sorted({h.path for h in found.hits}), found.unchecked
+
+        assert query() == (["a.py", "b.py"], 3)  # the second file takes the budget past 5,000
+        assert query() == (["a.py", "b.py", "c.py", "d.py"], 1)
+        assert query() == (["a.py", "b.py", "c.py", "d.py", "e.py"], 0)

@@ -6,6 +6,8 @@ uses a removed parameter, a call with `*args` / `**kwargs`, a reference that is 
 
 from __future__ import annotations
 
+import concurrent.futures
+from collections.abc import Callable
 from pathlib import Path
 
 import tree_sitter as ts
@@ -15,7 +17,7 @@ from lsp_bridge.errors import BridgeError, NotReady
 from lsp_bridge.types import FileLocation, Position, Range
 
 from ...errors import ToolFailure
-from ...semantic.name_occurrences import NameSearch, unconfirmed_hits
+from ...semantic.name_occurrences import CodeHit, NameSearch, unconfirmed_hits
 from ...semantic.sessions import UNAVAILABLE, server_unavailable, session_for
 from ...semantic.target import Target
 from ...toolcontext import ToolContext
@@ -25,8 +27,10 @@ from ..rename.pysource import PySource, ancestors, owner_class, text_of
 from ..rename.sources import Sources
 from ..stub_twin import twin
 from .calls import Unsafe, rewrite
+from .constructors import class_uses, derived_members
 from .params import Param, params_of, parse_spec, render
 from .params import merged as merged_params
+from .receivers import unrelated_receiver
 
 MAX_REFERENCE_REQUESTS = 200
 MAX_UNTYPED_CHECKS = 100  # same-named method calls the server is asked about
@@ -77,6 +81,7 @@ class SignaturePlanner:
         self.plan.target = target.location
         self.decls: dict[tuple[Path, int, int], tuple[PySource, ts.Node]] = {}
         self.seen: dict[str, set[tuple[int, int]]] = {}  # the server's references (for the review scan)
+        self.calls: set[tuple[Path, int]] = set()  # argument lists planned (a call reached two ways counts once)
 
     # ------------------------------------------------------------------ the target and its family
     def target_def(self) -> tuple[PySource, ts.Node]:
@@ -91,9 +96,13 @@ class SignaturePlanner:
         cls = owner_class(func)
         if cls is None:
             return [(src, func)]
-        found = Hierarchy(self.session, self.sources).family(src, cls, self.target.name)
+        hierarchy = Hierarchy(self.session, self.sources)
+        found = hierarchy.family(src, cls, self.target.name)
+        members = found.members
+        if self.target.name == "__init__":  # constructors follow downwards only (constructors.py)
+            members, found.external_bases = derived_members(hierarchy, src, cls, members), []
         out = [(src, func)]
-        for member in found.members:
+        for member in members:
             node = member.ident.parent
             if node is not None and node.type == "function_definition" and node != func:
                 out.append((member.src, node))
@@ -128,16 +137,46 @@ class SignaturePlanner:
             self.decls[self._key(s, f)] = (s, f)
         for s, f in family:
             self._declaration(s, f, verbatim=(f == func))
+        # The review's name search (ripgrep, then parsing the files) runs while the server answers
+        # the first references request: a cold server's first answer is most of a change's time.
+        self.search = NameSearch(self.ctx, self.target.name, "python")
         for requests, (s, f) in enumerate(list(self.decls.values())):
             if requests >= MAX_REFERENCE_REQUESTS:
                 self.plan.conflicts.append("too many declarations to ask the server about; nothing was changed")
                 break
             name = f.child_by_field_name("name")
             assert name is not None
-            for loc in self._references(s.path, s.position(name.start_point)):
+            for loc in self._references(s.path, s.position(name.start_point), on_sent=self.search.start):
                 self._reference(loc)
+        if self.method and self.target.name == "__init__":
+            self._constructor_calls(family)
         self._review()
         return self.plan
+
+    def _constructor_calls(self, family: list[tuple[PySource, ts.Node]]) -> None:
+        """`C(...)` for every class whose instances this `__init__` (or an override) creates."""
+        classes = [(s, c) for s, f in family if s.path.suffix == ".py" and (c := owner_class(f)) is not None]
+        uses, notes = class_uses(self.sources, classes, self._references)
+        self.plan.conflicts.extend(notes)
+        for use in uses:
+            where = _where(use.src, self.sources, use.ident)
+            if use.args is None:
+                line = use.src.line_text(use.ident.start_point[0]).strip()
+                self.plan.conflicts.append(
+                    f"{where}: {line[:100]!r} uses the class {use.cls} without calling it (a class passed around, "
+                    f"e.g. factory={use.cls}): the instances it creates cannot follow the new signature")
+            elif (use.src.path, use.args.start_byte) not in self.calls:
+                self._call(use.src, use.args, self.old[1:], self.new[1:], where)
+
+    def _call(self, src: PySource, args: ts.Node, old: list[Param], new: list[Param], where: str) -> None:
+        self.calls.add((src.path, args.start_byte))
+        try:
+            text = rewrite(args, old, new, self.values)
+        except Unsafe as exc:
+            self.plan.conflicts.append(f"{where}: this call cannot be rewritten safely: {exc}")
+            return
+        if text is not None:
+            self._add(src, args, text, "call")
 
     def _check_values(self) -> None:
         old_names = {p.name for p in self.old}
@@ -174,9 +213,9 @@ class SignaturePlanner:
             self.plan.hashes.setdefault(rel, entry[1])
         self.plan.add(rel, src.range(node), text, reason, old_text=text_of(node))
 
-    def _references(self, path: Path, pos: Position) -> list[FileLocation]:
+    def _references(self, path: Path, pos: Position, on_sent: Callable[[], object] | None = None) -> list[FileLocation]:
         try:
-            return self.session.references(path, pos, False)
+            return self.session.references(path, pos, False, on_sent=on_sent)
         except NotReady as exc:
             raise ToolFailure(f"{exc}; nothing was changed, try again when it has finished indexing") from exc
         except BridgeError as exc:
@@ -217,16 +256,11 @@ class SignaturePlanner:
         old, new = self.old, self.new
         if self.method and (self.classmethod or receiver is None or text_of(receiver) not in self.class_names):
             old, new = old[1:], new[1:]  # bound: self / cls is not among the arguments
-        try:
-            text = rewrite(args, old, new, self.values)
-        except Unsafe as exc:
-            self.plan.conflicts.append(f"{where}: this call cannot be rewritten safely: {exc}")
-            return
-        if text is not None:
-            self._add(src, args, text, "call")
+        if (src.path, args.start_byte) not in self.calls:
+            self._call(src, args, old, new, where)
 
     def _review(self) -> None:
-        search = NameSearch(self.ctx, self.target.name, "python").start()
+        search = self.search.start()
         planned = {rel: set(starts) for rel, starts in self.seen.items()}
         for s, f in self.decls.values():
             name = f.child_by_field_name("name")
@@ -234,38 +268,44 @@ class SignaturePlanner:
             pos = s.position(name.start_point)
             planned.setdefault(self.sources.rel(s.path), set()).add((pos.line, pos.character))
         scan = unconfirmed_hits(self.ctx, search, planned)
-        asked = 0
+        asking = [hit for hit in scan.hits if self.method and self._untyped_candidate(hit.path, hit.line, hit.column)]
+        asking = asking[:MAX_UNTYPED_CHECKS]
+        # the questions go out together: the server answers one after the other, but our side of
+        # each round trip (document sync, the disk scan) overlaps with its work
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="codeagent-untyped") as pool:
+            typed = dict(zip([id(h) for h in asking], pool.map(self._has_definition, asking), strict=True))
         for hit in scan.hits:
-            if self.method and asked < MAX_UNTYPED_CHECKS:
-                asked += 1
-                if self._untyped_call(hit.path, hit.line, hit.column):
-                    continue
+            if typed.get(id(hit)) is False:
+                src = self.sources.parsed(self.sources.root / hit.path)
+                text = src.line_text(hit.line).strip()[:100] if src is not None else ""
+                self.plan.conflicts.append(
+                    f"{hit.path}:{hit.line + 1}:{hit.column + 1}: {text!r} calls .{self.target.name}() on a value the server cannot type: it might be this method, "
+                    "and its arguments would not follow")
+                continue
             at = location_of(hit.path, _point(hit.line, hit.column))
             self.plan.review.append(ReviewItem(at, "code", self.sources.line(self.sources.root / hit.path, hit.line)))
         self.plan.review_total = len(self.plan.review)
 
-
-    def _untyped_call(self, rel: str, line: int, column: int) -> bool:
-        """A conflict (True) when `x.name(...)` at this unconfirmed hit calls a method on a value the
-        server cannot type: it might be this method, and its arguments would not follow."""
-        path = self.sources.root / rel
-        src = self.sources.parsed(path)
+    def _untyped_candidate(self, rel: str, line: int, column: int) -> bool:
+        """Whether this unconfirmed hit is `x.name(...)` on a receiver the syntax cannot rule out:
+        the server is then asked whether it can type it (receivers.py lists what is ruled out)."""
+        src = self.sources.parsed(self.sources.root / rel)
         ident = src.identifier_at(Position(line, column)) if src is not None else None
         attr = ident.parent if ident is not None else None
         if src is None or ident is None or attr is None or attr.type != "attribute" \
                 or attr.child_by_field_name("attribute") != ident or attr.parent is None \
                 or attr.parent.type != "call" or attr.parent.child_by_field_name("function") != attr:
             return False
+        receiver = attr.child_by_field_name("object")
+        return receiver is None or not unrelated_receiver(src, receiver, self.target.name, self.class_names)
+
+    def _has_definition(self, hit: CodeHit) -> bool:
+        """False (a conflict) when the server cannot say what `x.name` at this hit is: an untyped
+        receiver might hold this method, and its arguments would not follow."""
         try:
-            found = self.session.definition(path, Position(line, column))
+            return bool(self.session.definition(self.sources.root / hit.path, Position(hit.line, hit.column)))
         except BridgeError:
-            return False
-        if found:
-            return False
-        self.plan.conflicts.append(f"{rel}:{line + 1}:{column + 1}: {src.line_text(line).strip()[:100]!r} calls "
-                                   f".{self.target.name}() on a value the server cannot type: it might be this "
-                                   "method, and its arguments would not follow")
-        return True
+            return True
 
 
 def _point(line: int, column: int) -> Range:

@@ -25,6 +25,7 @@ from ..rename.pysource import PySource, ancestors, text_of
 from ..rename.sources import Sources
 from .calls import Unsafe
 from .params import Param
+from .ts_constructors import CLASSES, class_uses
 
 SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 _FUNCS = ("function_declaration", "method_definition", "function_signature", "method_signature")
@@ -148,12 +149,43 @@ class TsPlanner:
         if func.type == "method_definition":
             for sub_src, sub in self._overrides(src, func):
                 self._declaration(sub_src, sub, verbatim=False)
+        if func.type == "method_definition" and self.target.name == "constructor":
+            self._constructor_calls()  # `new C(...)` and `super(...)`: ts_constructors.py
+            return self.plan
         for s, f in list(self.decls.values()):
             fname = f.child_by_field_name("name")
             assert fname is not None
             for loc in self._ask("references", s.path, s.position(fname.start_point)):
                 self._reference(loc)
         return self.plan
+
+    def _constructor_calls(self) -> None:
+        classes = [(s, c) for s, f in self.decls.values()
+                   if (c := next((a for a in ancestors(f) if a.type in CLASSES), None)) is not None]
+        uses, notes = class_uses(classes, self.parsed, self.sources.in_workspace,
+                                 lambda path, pos: self._ask("references", path, pos))
+        self.plan.conflicts.extend(notes)
+        planned: set[tuple[Path, int]] = set()
+        for use in uses:
+            src = self.parsed(use.src.path)  # the same parsed file, typed as this module's TsSource
+            assert src is not None
+            pos = src.position(use.node.start_point)
+            where = f"{self.sources.rel(src.path)}:{pos.line + 1}:{pos.character + 1}"
+            if use.args is None:
+                line = src.line_text(pos.line).strip()
+                self.plan.conflicts.append(f"{where}: {line[:100]!r} uses the class {use.cls} without `new` (a class "
+                                           "passed around): the instances it creates cannot follow the new signature")
+                continue
+            if (src.path, use.args.start_byte) in planned or use.args.type != "arguments":
+                continue
+            planned.add((src.path, use.args.start_byte))
+            try:
+                text = rewrite_ts(use.args, self.old, self.new, self.values)
+            except Unsafe as exc:
+                self.plan.conflicts.append(f"{where}: this call cannot be rewritten safely: {exc}")
+                continue
+            if text is not None:
+                self._add(src, use.args, text, "call")
 
     def _ask(self, what: str, path: Path, pos: Position) -> list[FileLocation]:
         try:

@@ -1,0 +1,26 @@
+"""Line texts of workspace files for the hits a semantic answer lists (texts come from the
+session's file cache, split once per file while it is unchanged)."""
+
+from __future__ import annotations
+
+from ..toolcontext import ToolContext
+from .filecache import FileCache, file_cache
+
+MAX_LINE_CHARS = 200
+
+
+class LineCache:
+    """Lines of workspace files, split once per tool call (texts come from the session's cache)."""
+
+    def __init__(self, ctx: ToolContext):
+        self.files: FileCache = file_cache(ctx)
+        self._lines: dict[str, list[str] | None] = {}
+
+    def line(self, rel: str, line0: int) -> str:
+        if rel not in self._lines:
+            self._lines[rel] = self.files.lines(rel)
+        lines = self._lines[rel]
+        if lines is None or line0 >= len(lines):
+            return ""
+        text = lines[line0].strip()
+        return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"
