@@ -122,11 +122,14 @@ def iter_files(
 
 
 def iter_file_names(
-    root: Path, start: Path | None = None, *, gitignore: bool = True, max_files: int | None = None
+    root: Path, start: Path | None = None, *, gitignore: bool = True, max_files: int | None = None,
+    folders: list[str] | None = None, links: list[str] | None = None,
 ) -> Iterator[tuple[str, str]]:
     """`iter_files` as strings: (absolute path, "/"-separated path relative to the root). No Path
     objects, no relpath, and a folder's .gitignore read only when the listing shows one: on a
-    tree of thousands of files (search_in_files walks it on every call) several times faster."""
+    tree of thousands of files (search_in_files walks it on every call) several times faster.
+    `folders` / `links` collect every folder listed and every symlinked file yielded (what a
+    kept selection depends on: agent/semantic/walkcache.py)."""
     start = start or root
     root_s = str(root)
     if start.is_file():
@@ -145,6 +148,8 @@ def iter_file_names(
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             continue
+        if folders is not None:
+            folders.append(folder)
         if rel_folder != rel_start and _lists_pyvenv(entries):
             continue  # a virtualenv (seen in its own listing: no stat per folder)
         ignoring = False
@@ -173,6 +178,8 @@ def iter_file_names(
                 continue  # fifos, sockets, devices
             if ignoring and rules is not None and rules.ignored_rel(prefix + name, False):
                 continue
+            if is_link and links is not None:
+                links.append(entry.path)
             yield entry.path, prefix + name
             count += 1
             if max_files is not None and count >= max_files:

@@ -26,6 +26,7 @@ Settings are part of the key; a changed user or project config restarts the daem
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import time
 from collections.abc import Callable
@@ -36,6 +37,8 @@ from ..registry import Registry
 from ..semantic.name_occurrences import SourceListing
 from ..semantic.querycache import CACHED_TOOLS, QueryCache, named_paths, query_cache, stamps_of
 from ..semantic.sessions import running_sessions
+from ..semantic.walkcache import walk_cache
+from ..semantic.watch import NewFileWatcher
 from ..toolcontext import ToolContext
 from .protocol import EncodedResult
 
@@ -52,6 +55,7 @@ class CachedCalls:
         self.cache: QueryCache = query_cache(ctx)
         self.computed = computed
         self._generation: int | None = None  # of the watch, when entries were last valid
+        self.walks = walk_cache(ctx)  # search_in_files' selections, valid under the same rule
 
     def call(self, name: str, args: dict[str, Any], listing: SourceListing | None) -> dict[str, Any] | EncodedResult:
         """The result of one call: a dict, or a kept answer as its JSON (data `cached` is true);
@@ -61,6 +65,7 @@ class CachedCalls:
         if not healthy or watcher is None or watcher.events or watcher.generation != self._generation:
             self.cache.invalidate()  # something changed, or nothing can be known
             self._generation = watcher.generation if healthy and watcher is not None else None
+        self.walks.guard = _WatchGuard(self.cache, watcher) if healthy and watcher is not None else None
         try:
             tool, params = self.registry.validate(name, args)
         except ToolUsageError:
@@ -97,3 +102,21 @@ class CachedCalls:
     def _key(self, name: str, call: dict[str, Any]) -> str:
         servers = sorted((s.spec.name, s.pid or 0) for s in running_sessions(self.ctx))
         return json.dumps([name, call, self.settings_id, servers], sort_keys=True, separators=(",", ":"))
+
+
+class _WatchGuard:
+    """A kept walk is valid while the query cache's epoch (bumped by every invalidation above)
+    and the watch's generation stay, with the watch healthy and nothing queued undrained."""
+
+    def __init__(self, cache: QueryCache, watcher: NewFileWatcher):
+        self.cache = cache
+        self.watcher = watcher
+
+    def token(self) -> object | None:
+        w = self.watcher
+        if not w.healthy or w.events is None or w.pending():
+            return None
+        return (self.cache.epoch, w.generation)
+
+    def watches(self, folder: str) -> bool:
+        return self.watcher.covers(os.path.join(folder, "-"))  # covers() looks at a file's folder

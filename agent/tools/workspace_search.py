@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -11,6 +12,7 @@ from ..errors import ToolFailure
 from ..grep import Query, render, search
 from ..registry import tool
 from ..result import ToolResult
+from ..semantic.walkcache import Selection, kept_walks
 from ..toolcontext import ToolContext
 from ..walk import compile_glob, iter_file_names, iter_files
 from ..workspace import Workspace
@@ -45,13 +47,14 @@ def _selected(ws: Workspace, start: Path, glob: str | None) -> list[Path]:
     return [f for f in iter_files(ws.root, start) if match(f.relative_to(base).as_posix())]
 
 
-def _selected_names(ws: Workspace, start: Path, glob: str | None) -> list[tuple[str, str]]:
+def _selected_names(ws: Workspace, start: Path, glob: str | None, folders: list[str] | None = None,
+                    links: list[str] | None = None) -> list[tuple[str, str]]:
     """`_selected` as (absolute path, workspace-relative name) strings, without Path objects."""
     try:
         match = compile_glob(glob) if glob else None
     except ValueError as exc:
         raise ToolFailure(str(exc)) from exc
-    found = list(iter_file_names(ws.root, start))
+    found = list(iter_file_names(ws.root, start, folders=folders, links=links))
     if match is None:
         return found
     base = start if start.is_dir() else start.parent
@@ -94,18 +97,8 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
     ws = ctx.workspace
     start = _start(ws, args.path)
     limit = ctx.settings.workspace.max_read_bytes
-    named = sorted(_selected_names(ws, start, args.glob), key=lambda item: item[1])
-    files: list[tuple[str, str]] = []
-    too_big: list[str] = []
-    for f, name in named:
-        try:
-            size = os.stat(f).st_size
-        except OSError:
-            continue
-        if size > limit:
-            too_big.append(name)
-        else:
-            files.append((f, name))
+    selection, reused = _selection(ctx, start, args.glob)
+    files, too_big = list(selection.files), list(selection.too_big)
     query = Query(args.pattern, args.regex, args.case_sensitive, args.context_lines, args.max_results)
     outcome = search(files, query, engine=ctx.settings.workspace.search_engine, root=ctx.workspace.root,
                      timeout=ctx.settings.workspace.search_timeout)
@@ -120,4 +113,36 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
         text, matches=matches, total_matches=outcome.total, files_with_matches=outcome.files_with_matches,
         files_searched=outcome.files_searched, truncated=outcome.shown < outcome.total,
         timed_out=outcome.timed_out, skipped_large=too_big, engine=outcome.engine,
+        **({"walk_reused": True} if reused else {}),
     )
+
+
+def _selection(ctx: ToolContext, start: Path, glob: str | None) -> tuple[Selection, bool]:
+    """The files to search and those over the read limit; True when a kept walk was reused (the
+    daemon keeps them while its folder watch reports no change: agent/semantic/walkcache.py)."""
+    ws, limit = ctx.workspace, ctx.settings.workspace.max_read_bytes
+    walks = kept_walks(ctx) if start.is_dir() else None
+    key = f"{start}\0{glob}\0{ctx.settings.workspace.model_dump_json()}"
+    if walks is not None:
+        hit = walks.get(key)
+        if hit is not None:
+            return hit, True
+    token, started = walks.token() if walks is not None else None, time.time_ns()
+    folders: list[str] = []
+    links: list[str] = []
+    named = sorted(_selected_names(ws, start, glob, folders, links), key=lambda item: item[1])
+    files: list[tuple[str, str]] = []
+    too_big: list[str] = []
+    for f, name in named:
+        try:
+            size = os.stat(f).st_size
+        except OSError:
+            continue
+        if size > limit:
+            too_big.append(name)
+        else:
+            files.append((f, name))
+    selection = Selection(tuple(files), tuple(too_big))
+    if walks is not None and token is not None:
+        walks.put(key, token, selection, folders, links, started)
+    return selection, False
