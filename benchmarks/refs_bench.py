@@ -88,7 +88,8 @@ def raw_locations(root: Path, refs: list[Any]) -> set[tuple[str, int, int]]:
 
 
 def codeagent_locations(data: dict[str, Any]) -> set[tuple[str, int, int]]:
-    return {(f["path"], r["line"], r["column"]) for f in data.get("files", []) for r in f["references"]}
+    assert data.get("format") == 2, data.get("format")  # files -> groups by enclosing symbol -> hits
+    return {(f["path"], h["line"], h["column"]) for f in data.get("files", []) for g in f["groups"] for h in g["hits"]}
 
 
 def machine() -> dict[str, Any]:
