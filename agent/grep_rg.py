@@ -1,22 +1,27 @@
 """The ripgrep engine of agent/grep.py: the files (chosen by grep.py's caller) searched by `rg
 --json` in a few large batches, each file's hits kept up to what the result can show.
 
-Without context lines a match event is only counted; its JSON is parsed later, and only when the
-result shows it (`FileHits.take`), and matches no result can show are dropped as the batch goes
-(`_prune`), so a pattern matching a hundred thousand lines costs little more than rg's own run.
+Without context lines a match event is only counted, by a byte scan of rg's output in large
+chunks (agent/grep_rgscan.py); its JSON is parsed later, and only when the result shows it
+(`FileHits.take`), and matches no result can show are dropped as the batch goes, so a pattern
+matching a hundred thousand lines costs little more than rg's own run.
 """
 
 from __future__ import annotations
 
-import base64
+import contextlib
+import fcntl
 import json
 import os
 import subprocess
 import threading
 import time
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
-from typing import Any
+from itertools import accumulate
+from typing import IO
 
+from .grep_rgscan import CHUNK, CountedScan, event_path
 from .grep_types import Budget, FileHits, Query, Source, line_bytes
 
 
@@ -51,63 +56,35 @@ def _rg_args(rg: str, query: Query) -> list[str]:
     return args
 
 
-def _event_path(data: dict[str, Any]) -> str:
-    path = data["path"]
-    return str(path["text"]) if "text" in path else os.fsdecode(base64.b64decode(path.get("bytes", "")))
+def _grow_pipe(fd: int) -> None:
+    """A 1 MB pipe (Linux) instead of 64 KB: rg blocks, and this process wakes, far less often
+    for an output of megabytes."""
+    with contextlib.suppress(AttributeError, OSError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, CHUNK)
 
 
 def _rg_batch(rg: str, query: Query, batch: Sequence[Source], keep: int, deadline: float) -> list[FileHits]:
-    names = {str(path): name for path, name in batch}
-    order = {key: i for i, key in enumerate(names)}
-    held = 0  # pending match events over all files
-    ended: set[str] = set()  # files whose "end" event came (their count and binary flag are final)
-    cmd = _rg_args(rg, query) + ["--"] + [str(path) for path, _ in batch]
+    keys = [str(path) for path, _ in batch]
+    names = dict(zip(keys, [name for _, name in batch], strict=True))
+    order = dict(zip(keys, range(len(keys)), strict=True))
+    # reversed: rg's parallel walker takes its paths from stacks (last in, first out), so its
+    # output comes roughly in our order, and past the first results matches need only counting
+    cmd = _rg_args(rg, query) + ["--"] + keys[::-1]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     timer = threading.Timer(max(0.0, deadline - time.monotonic()), proc.kill)
     timer.start()
-    found: dict[str, FileHits] = {}
-    n = query.context_lines
-    hits = FileHits("")
     assert proc.stdout is not None and proc.stderr is not None
     try:
-        # rg writes each file's events together (begin, matches and context, end). Without
-        # context a match is only counted, its JSON kept unparsed for `FileHits.take`; with
-        # context the line numbers decide which context lines are kept, so matches are parsed.
-        for raw in proc.stdout:
-            head = raw[:20]
-            if head.startswith(b'{"type":"match"'):
-                hits.matched += 1
-                if n == 0:
-                    if len(hits.pending) < keep:
-                        hits.pending.append(raw)
-                        held += 1
-                        if held > 4 * keep:
-                            held = _prune(found, order, ended, keep)
-                    continue
-            elif head.startswith(b'{"type":"begin"'):
-                key = _event_path(json.loads(raw)["data"])
-                hits = found.get(key) or found.setdefault(key, FileHits(names.get(key, key)))
-                continue
-            elif head.startswith(b'{"type":"end"'):
-                data = json.loads(raw)["data"]
-                hits.binary = data.get("binary_offset") is not None
-                ended.add(_event_path(data))
-                continue
-            elif not head.startswith(b'{"type":"context"'):
-                continue
-            event = json.loads(raw)
-            data = event["data"]
-            number = data["line_number"]
-            full = len(hits.match_lines) >= keep
-            last = hits.match_lines[-1] if hits.match_lines else None
-            # past `keep`, a line is only needed as context of the last kept match
-            needed = not full or (last is not None and number <= last + n)
-            if event["type"] == "match" and not full:
-                hits.match_lines.append(number)
-                hits.offsets[number] = data["submatches"][0]["start"] if data["submatches"] else 0
-                hits.texts[number] = line_bytes(data["lines"])
-            elif needed:  # (a match past `keep` may be context of the last kept one)
-                hits.texts[number] = line_bytes(data["lines"])
+        if query.context_lines:
+            found = _read_with_context(proc.stdout, names, keep, query.context_lines)
+        else:  # matches are only counted, and kept unparsed while a result may show them
+            scan = CountedScan(names, order, keep)
+            fd = proc.stdout.fileno()
+            _grow_pipe(fd)
+            while data := os.read(fd, CHUNK):
+                scan.feed(data)
+            scan.close()
+            found = scan.found
         proc.wait(timeout=max(1.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         proc.kill()
@@ -126,38 +103,61 @@ def _rg_batch(rg: str, query: Query, batch: Sequence[Source], keep: int, deadlin
         raise TimeoutError
     if proc.returncode not in (0, 1):
         raise RgUnusable(err.strip() or f"rg exited with status {proc.returncode}")
+    return [found[key] for key in keys if key in found]
+
+
+def _read_with_context(stdout: IO[bytes], names: dict[str, str], keep: int, n: int) -> dict[str, FileHits]:
+    """rg's events with context lines: the line numbers decide which context lines are kept, so
+    matches are parsed (rg writes each file's events together: begin, matches and context, end)."""
+    found: dict[str, FileHits] = {}
+    hits = FileHits("")
+    for raw in stdout:
+        head = raw[:20]
+        if head.startswith(b'{"type":"begin"'):
+            key = event_path(json.loads(raw)["data"])
+            hits = found.get(key) or found.setdefault(key, FileHits(names.get(key, key)))
+            continue
+        if head.startswith(b'{"type":"end"'):
+            hits.binary = json.loads(raw)["data"].get("binary_offset") is not None
+            continue
+        if not head.startswith((b'{"type":"match"', b'{"type":"context"')):
+            continue
+        event = json.loads(raw)
+        data = event["data"]
+        number = data["line_number"]
+        if event["type"] == "match":
+            hits.matched += 1
+        full = len(hits.match_lines) >= keep
+        last = hits.match_lines[-1] if hits.match_lines else None
+        # past `keep`, a line is only needed as context of the last kept match
+        needed = not full or (last is not None and number <= last + n)
+        if event["type"] == "match" and not full:
+            hits.match_lines.append(number)
+            hits.offsets[number] = data["submatches"][0]["start"] if data["submatches"] else 0
+            hits.texts[number] = line_bytes(data["lines"])
+        elif needed:  # (a match past `keep` may be context of the last kept one)
+            hits.texts[number] = line_bytes(data["lines"])
     for hits in found.values():  # drop context before the first match that fell out of `keep`
-        if n:
-            near = {x for m in hits.match_lines for x in range(m - n, m + n + 1)}
-            hits.texts = {k: t for k, t in hits.texts.items() if k in near}
-    return [found[str(path)] for path, _ in batch if str(path) in found]
+        near = {x for m in hits.match_lines for x in range(m - n, m + n + 1)}
+        hits.texts = {k: t for k, t in hits.texts.items() if k in near}
+    return found
 
 
-def _prune(found: dict[str, FileHits], order: dict[str, int], ended: set[str], keep: int) -> int:
-    """Drop pending matches no result can show: those past the first `keep` matches of the
-    finished files in path order (files found later only push them further back; a file still
-    being read may yet turn out binary, so its matches do not count). The count still held."""
-    before = held = 0
-    for key in sorted(found, key=lambda k: order.get(k, len(order))):
-        hits = found[key]
-        del hits.pending[max(0, keep - before):]
-        held += len(hits.pending)
-        if key in ended and not hits.binary:
-            before += hits.matched
-    return held
+def _arg_bytes(path: str | os.PathLike[str]) -> int:
+    """What one file argument costs: its bytes, its NUL and its pointer."""
+    if isinstance(path, str) and path.isascii():  # (isascii is a flag, no scan; os.fsencode is a Python call)
+        return len(path) + 9
+    return len(os.fsencode(path)) + 9
 
 
 def _batched(files: Sequence[Source]) -> Iterator[list[Source]]:
-    batch: list[Source] = []
-    size = 0
-    for item in files:
-        batch.append(item)
-        size += len(os.fsencode(item[0])) + 9  # its NUL and its pointer
-        if size >= _BATCH_ARG_BYTES:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
+    """`files` cut where a batch's arguments reach _BATCH_ARG_BYTES (that file included)."""
+    ends = list(accumulate(_arg_bytes(path) for path, _ in files))
+    start = 0
+    while start < len(files):
+        stop = min(bisect_left(ends, (ends[start - 1] if start else 0) + _BATCH_ARG_BYTES, lo=start) + 1, len(files))
+        yield list(files[start:stop])
+        start = stop
 
 
 def rg_batches(rg: str, files: Sequence[Source], query: Query, budget: Budget) -> Iterator[list[FileHits]]:
