@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,45 @@ def test_many_matching_files_give_identical_results(root: Path) -> None:
             assert rg.data.pop("engine") == "ripgrep" and py.data.pop("engine") == "python"
             assert (rg.output, rg.data) == (py.output, py.data)
         assert rg.data["total_matches"] == 240 * 25 and rg.data["files_with_matches"] == 240
+    finally:
+        for c in contexts.values():
+            c.close()
+
+
+@needs_rg
+def test_far_more_matches_than_shown_give_exact_totals_and_the_same_lines(root: Path) -> None:
+    """Some 30,000 matching lines (megabytes of rg's JSON, read in chunks, a line longer than a
+    chunk among them) for at most a few hundred shown: rg's matches are counted by a byte scan
+    and only the first ones kept (grep_rgscan.py). Names JSON escapes or gives as bytes, and a
+    binary file whose matches come before its NUL, sort before the shown lines. The totals are
+    exact and the lines shown are the Python engine's."""
+    odd = [b"a/q\"uote.txt", b"a/back\\slash.txt", b"a/tab\tname.txt", "a/\u00fcn\u00ef.txt".encode(), b"a/lat\xe9.txt"]
+    (root / "a").mkdir()
+    for name in odd:
+        (root / os.fsdecode(name)).write_bytes(b"x = 1\n" + b"call(hit) %d\n" * 3 % (1, 2, 3))
+    (root / "a" / "bin.dat").write_bytes(b"call(hit) before the nul\n" * 50 + b"\x00")
+    (root / "a" / "long.txt").write_bytes(b"call(hit) " + b"y" * 1_500_000 + b"\ncall(hit) after\n")
+    for i in range(300):
+        folder = root / f"d{i % 9}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"f{i:03}.py").write_bytes(b"".join(
+            b"    self.call(hit) %d of %d, %s\n" % (j, i, b"z" * (j % 50)) for j in range(100)) + b"other\n")
+    registry = load_all_tools()
+    contexts = {engine: _ctx(root, engine) for engine in ("ripgrep", "python")}
+    try:
+        for query in ({"pattern": "call(hit)", "regex": False, "max_results": 25},
+                      {"pattern": "CALL(HIT) 2", "regex": False, "case_sensitive": False},
+                      {"pattern": r"hit\) \d+ of 2\d\d", "max_results": 5000},
+                      {"pattern": r"hit\) 9\d of", "max_results": 1}):
+            rg, py = (registry.call(contexts[e], "search_in_files", query) for e in ("ripgrep", "python"))
+            assert rg.success and py.success, (rg.error, py.error)
+            assert rg.data.pop("engine") == "ripgrep" and py.data.pop("engine") == "python"
+            assert (rg.output, rg.data) == (py.output, py.data), query
+            assert rg.data["truncated"] and len(rg.data["matches"]) == query.get("max_results", 200)
+        first = registry.call(contexts["ripgrep"], "search_in_files", {"pattern": "call(hit)", "regex": False, "max_results": 25})
+        assert first.data["total_matches"] == 5 * 3 + 2 + 300 * 100 and first.data["files_with_matches"] == 5 + 1 + 300
+        assert [m["path"] for m in first.data["matches"][:3]] == ["a/back\\slash.txt"] * 3
+        assert "a/bin.dat" not in {m["path"] for m in first.data["matches"]}
     finally:
         for c in contexts.values():
             c.close()
