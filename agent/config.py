@@ -120,6 +120,9 @@ class LspSettings(_Section):
     server_memory_limit_mb: int = Field(
         4096, ge=1, description="A daemon's language server holding more memory (MiB, its process tree's "
         "resident set) after a request is restarted before the next one; the next result says so.")
+    query_cache: bool = Field(
+        True, description="Let a running daemon answer a repeated read-only query (references, definition, type, "
+        "calls, implementations, type hierarchy) from its cache while its file watch has seen no change since.")
     watch_files: bool = Field(
         True, description="Notice changed files through inotify folder watches (Linux) instead of stat'ing every "
         "source file before each request; turn off on network filesystems changed from other machines.")

@@ -47,6 +47,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "CODEAGENT_DAEMON_IDLE_TIMEOUT": ("lsp", "daemon_idle_timeout"),
     "CODEAGENT_SERVER_IDLE_TIMEOUT": ("lsp", "server_idle_timeout"),
     "CODEAGENT_SERVER_MEMORY_MB": ("lsp", "server_memory_limit_mb"),
+    "CODEAGENT_QUERY_CACHE": ("lsp", "query_cache"),
     "CODEAGENT_SANDBOX": ("shell", "sandbox"),
     "CODEAGENT_SHELL_POLICY": ("shell", "policy", "enabled"),
     "CODEAGENT_SHELL_TIMEOUT": ("shell", "default_timeout"),

@@ -58,6 +58,7 @@ FIELD_TRUST: dict[str, Trust] = {
     "lsp.daemon_idle_timeout": "tighten",
     "lsp.server_idle_timeout": "tighten",
     "lsp.server_memory_limit_mb": "tighten",
+    "lsp.query_cache": "tighten",  # a project may turn it off, never back on
     "lsp.watch_files": "project",
     "lsp.diagnostics_delta": "project",
     "lsp.diagnostics_wait": "tighten",

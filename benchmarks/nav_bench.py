@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -111,6 +112,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "nav_bench.json")
     args = ap.parse_args()
+    os.environ["CODEAGENT_QUERY_CACHE"] = "false"  # rounds repeat each request: measure the server's work
     source = django_tree()
     work = CACHE / "nav-bench" / source.name
     shutil.rmtree(work.parent, ignore_errors=True)

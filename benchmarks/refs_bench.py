@@ -236,10 +236,14 @@ def main() -> int:
     ap.add_argument("--raw-settings", choices=["default", "bridge"], default="default",
                     help="raw pyright's workspace/configuration answers: the server defaults, or the bridge's")
     ap.add_argument("--keep", action="store_true", help="keep the scratch trees")
+    ap.add_argument("--query-cache", action="store_true",
+                    help="let the daemon answer repeats from its query cache (off: every warm round is the server's work, target 3)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "refs_bench.json")
     ap.add_argument("--table-from", type=Path, nargs="+", metavar="JSON",
                     help="print one table from the results of earlier runs (e.g. one run per corpus)")
     args = ap.parse_args()
+    if not args.query_cache:  # the warm rounds repeat one query: measure the server's work, not the cache
+        os.environ["CODEAGENT_QUERY_CACHE"] = "false"
     if args.table_from:
         runs = [json.loads(f.read_text()) for f in args.table_from]
         print_table({k: v for run in runs for k, v in run["corpora"].items()}, runs[0])

@@ -76,7 +76,7 @@ class CachedCalls:
                 return self.registry.execute(self.ctx, tool, params).to_dict()
             finally:
                 self.cache.invalidate()
-        if name not in CACHED_TOOLS or not healthy or watcher is None:
+        if name not in CACHED_TOOLS or not healthy or watcher is None or not self.ctx.settings.lsp.query_cache:
             return self.registry.execute(self.ctx, tool, params).to_dict()
         call = params.model_dump(mode="json")
         if isinstance(call.get("file_path"), str):

@@ -10,9 +10,10 @@ format 1 (before) was [{path, references: [...]}]."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lsp_bridge import FileLocation
 from lsp_bridge.errors import NotReady
@@ -28,6 +29,8 @@ from .outlines import Outlines
 from .reference_page import page
 from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path, inside_workspace
+
+T = TypeVar("T")
 
 MAX_UNCONFIRMED = 30
 TAIL_RESERVE = 8000  # of the output budget, for the notes, the external and unconfirmed lists
@@ -70,6 +73,19 @@ def from_locations(ctx: ToolContext, locations: list[FileLocation]) -> RefSet:
     return refs
 
 
+def _memo(fn: Callable[..., T]) -> Callable[..., T]:
+    """`fn` remembered by its arguments for one answer (the text page and the CLI's whole page ask
+    the same lines and enclosing symbols)."""
+    seen: dict[tuple[Any, ...], T] = {}
+
+    def call(*args: Any) -> T:
+        if args not in seen:
+            seen[args] = fn(*args)
+        return seen[args]
+
+    return call
+
+
 def find_references(ctx: ToolContext, target: Target, include_declaration: bool, *, offset: int = 0,
                     limit: int | None = None) -> ToolResult:
     """The references from `offset` on (at most `limit`, by default lsp.max_results), in file order."""
@@ -101,9 +117,9 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool,
                             exclude=target.path if source == "syntactic" else None)
     extra = scan.hits
     outlines = Outlines(ctx)
-    line_of = outlines.lines.line
+    line_of, where = _memo(outlines.lines.line), _memo(outlines.where)  # a second page() pass reuses them
     budget = max(1000, min(TOKEN_BUDGET * CHARS_PER_TOKEN, ctx.settings.workspace.max_output_chars - TAIL_RESERVE))
-    listed = page(refs.by_file, line_of, outlines.where, offset=offset, limit=limit, budget=budget)
+    listed = page(refs.by_file, line_of, where, offset=offset, limit=limit, budget=budget)
     head = (f"{refs.count} reference(s) to {target.name} ({target.location}) in {len(refs.by_file)} file(s)"
             f" [{'complete' if complete else 'INCOMPLETE: ' + source}]")
     more = listed.note(refs.count, offset, f"codeagent refs {target.location}")
@@ -126,7 +142,7 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool,
     text = bounded("\n".join(out + tail), ctx.settings.workspace.max_output_chars)
     extra_data: dict[str, Any] = {}
     if listed.left_text:  # the page's whole text, for the CLI (which never cuts what was asked)
-        whole = page(refs.by_file, line_of, outlines.where, offset=offset, limit=limit, budget=sys.maxsize)
+        whole = page(refs.by_file, line_of, where, offset=offset, limit=limit, budget=sys.maxsize)
         rest = whole.note(refs.count, offset, f"codeagent refs {target.location}")
         extra_data["full_output"] = "\n".join([head, *notes, *whole.text, *([rest] if rest else []), *tail])
     return ToolResult.ok(

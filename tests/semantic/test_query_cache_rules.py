@@ -110,3 +110,18 @@ def test_an_entry_whose_files_changed_is_not_served(tmp_path: Path) -> None:
     path.write_text("x = 22\n", encoding="utf-8")  # no watch involved: its signature changed
     assert cache.get("k") is None
     assert stamps_of([str(path)], started_ns=OLD * 10**9) is None  # modified within 2 s of the query: not kept
+
+
+def test_query_cache_off_answers_every_query_from_the_server(root: Path) -> None:
+    """`lsp.query_cache = false` (or CODEAGENT_QUERY_CACHE=false): nothing is kept or served."""
+    from agent.config import LspSettings
+
+    for rel, text in (("app.py", APP), ("user.py", USER)):
+        (root / rel).write_text(text, encoding="utf-8")
+        os.utime(root / rel, (OLD, OLD))
+    with open_context(root, settings=Settings(lsp=LspSettings(query_cache=False))) as ctx:
+        listing = source_listing(ctx)
+        calls = CachedCalls(ctx, load_all_tools(), "test")
+        assert _ask(calls, listing)["count"] == 4
+        again = _ask(calls, listing)
+        assert again["count"] == 4 and not again.get("cached") and len(calls.cache) == 0
