@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,3 +51,9 @@ sys.exit(main(sys.argv[2:]))
 
 def killed_cli_command(kill_at: int, *args: str) -> list[str]:
     return [sys.executable, "-c", _KILLED_CLI, str(kill_at), *args]
+
+
+def interruptible() -> None:
+    """`preexec_fn` for a child a test sends SIGINT to: a shell starts background jobs with SIGINT
+    ignored, and Python keeps an inherited SIG_IGN, so the child would never see the signal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

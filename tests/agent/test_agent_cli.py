@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clikit import interruptible
 from fake_openai import HTML_PAGE, FakeOpenAI, Fault, Reply, call, tools_reply
 
 from agent.cli import main
@@ -183,7 +184,7 @@ def test_ctrl_c_while_waiting_for_the_model_stops_cleanly(buggy: Path) -> None:
         proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "run", "fix it", "--root", str(buggy),
                                  "--base-url", server.base_url, "--model", "m"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, "COLUMNS": "200"})
+                                preexec_fn=interruptible, env={**os.environ, "COLUMNS": "200"})
         deadline = time.monotonic() + 60
         while not server.requests and time.monotonic() < deadline:
             time.sleep(0.1)

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from clikit import interruptible
 from fake_openai import FakeOpenAI, call, tools_reply
 
 from agent.cli import main
@@ -59,7 +60,7 @@ def test_ctrl_c_during_a_command_lets_it_finish_then_stops(buggy: Path) -> None:
         proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "run", "wait", "--root", str(buggy),
                                  "--base-url", server.base_url, "--model", "m", "--json"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, "COLUMNS": "200"})
+                                preexec_fn=interruptible, env={**os.environ, "COLUMNS": "200"})
         runs = buggy / ".codeagent/runs"
         deadline = time.monotonic() + 120
         started = False

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clikit import interruptible
 from conftest import policy, task_of
 from fake_openai import FakeOpenAI, Reply
 
@@ -43,7 +44,7 @@ def test_ctrl_c_keeps_finished_units_and_resume_runs_the_rest(jobs: str, suite: 
         proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "eval", "--suite", str(suite), "--base-url",
                                  server.base_url, "--model", "m", "--out", str(out), "--toolsets", "text",
                                  "--tasks", "solve,solve2,never", "--jobs", jobs],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible, env=dict(os.environ))
         try:
             _wait(lambda: any("Then stop." in task_of(b) for b in server.requests), 120, "the stalled request")
             proc.send_signal(signal.SIGINT)
