@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 PAGE = 1024  # /proc/PID/status reports kB
+MAX_PROCESSES = 256  # a runaway tree is counted this far, never walked without end
 
 
 def _rss_bytes(pid: int) -> int:
@@ -20,7 +21,7 @@ def _rss_bytes(pid: int) -> int:
     return 0
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
     """Direct children, from each thread's `children` list (no scan of all of /proc)."""
     found: list[int] = []
     try:
@@ -37,15 +38,16 @@ def _children(pid: int) -> list[int]:
 
 
 def tree_rss(pid: int) -> int | None:
-    """Resident bytes of `pid` and its descendants; None when /proc does not know the process."""
+    """Resident bytes of `pid` and its descendants (at most MAX_PROCESSES of them); None when /proc does not know the process."""
     if not os.path.exists(f"/proc/{pid}/status"):
         return None
-    total, todo, seen = 0, [pid], set()
-    while todo:
+    total, todo = 0, [pid]
+    seen: set[int] = set()
+    while todo and len(seen) < MAX_PROCESSES:
         current = todo.pop()
         if current in seen:
             continue
         seen.add(current)
         total += _rss_bytes(current)
-        todo.extend(_children(current))
+        todo.extend(children(current))
     return total

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from lsp_bridge.memory import children, tree_rss
 from lsp_bridge.servers import SERVERS, ServerSpec, get_spec, install_dir
 
 from ..config import Settings
@@ -55,36 +56,6 @@ def languages(settings: Settings) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
-                found.extend(int(c) for c in fh.read().split())
-    return found
-
-
-def _rss_kib(pid: int) -> int:
-    with contextlib.suppress(OSError), open(f"/proc/{pid}/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
-
-
-def tree_rss_kib(pid: int) -> int:
-    """Resident memory of a process and all its descendants (bounded: 256 processes)."""
-    total, todo, seen = 0, [pid], set[int]()
-    while todo and len(seen) < 256:
-        p = todo.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        total += _rss_kib(p)
-        todo.extend(_children(p))
-    return total
-
-
 def daemons() -> list[dict[str, Any]]:
     try:
         folder = runtime_base() / "daemons"
@@ -98,8 +69,8 @@ def daemons() -> list[dict[str, Any]]:
             os.kill(pid, 0)
         except (OSError, ValueError):
             continue
-        out.append({"pid": pid, "root": root, "rss_mib": round(tree_rss_kib(pid) / 1024, 1),
-                    "processes": 1 + len(_children(pid))})
+        out.append({"pid": pid, "root": root, "rss_mib": round((tree_rss(pid) or 0) / 2**20, 1),
+                    "processes": 1 + len(children(pid))})
     return out
 
 
