@@ -27,7 +27,7 @@ from typing import Any
 
 import setproctitle
 
-from ..bootstrap import load_all_tools, open_context
+from ..bootstrap import open_context
 from ..config import Settings
 from ..languages import server_language
 from ..semantic.name_occurrences import SourceListing, source_listing
@@ -35,6 +35,7 @@ from ..semantic.sessions import notify_changed, session_for
 from .cached import CachedCalls
 from .peer import refusal as peer_refusal
 from .protocol import DaemonError, build_id, recv_message, send_message, settings_id
+from .toolload import ToolLoader
 from .upkeep import ServerUpkeep
 
 log = logging.getLogger("codeagent.daemon")
@@ -59,7 +60,8 @@ class Daemon:
         for language in warm or []:
             # Start the server the first request needs now: it indexes while the tools load.
             threading.Thread(target=self._warm, args=(language, warm_files or []), daemon=True).start()
-        self.registry = load_all_tools()
+        self.tools = ToolLoader()  # the first request's tools now, the others after its answer
+        self.registry = self.tools.registry
         self.calls = CachedCalls(self.ctx, self.registry, self.settings_id)  # repeated queries from a cache
         self.upkeep = ServerUpkeep(self.ctx)  # memory limit and idle stop of the servers, between requests
         # The listing of source files (folder watches; the texts read into memory) serves the
@@ -93,6 +95,7 @@ class Daemon:
         # What is loaded now (modules, tools, cached texts, the word index) lives as long as the
         # daemon: out of the collector's sight, a full collection during a request takes ~1 ms
         # instead of ~100 ms on a big tree.
+        self.tools.join()  # the tools loading after the first answer are frozen too
         self._idle.wait()
         gc.collect()
         gc.freeze()
@@ -100,6 +103,7 @@ class Daemon:
     def _after_request(self) -> None:
         """Once the first answer is out: watch the tree and read it into memory, so later searches
         for unconfirmed occurrences run without ripgrep."""
+        self.tools.complete_later()
         if self._listing_thread is None:
             self._listing_thread = threading.Thread(target=self._start_listing, daemon=True)
             self._listing_thread.start()
@@ -183,7 +187,8 @@ class Daemon:
         name, args = request.get("name"), request.get("args")
         if not isinstance(name, str) or not isinstance(args, dict):
             return {"ok": False, "error": "a tool request needs a name and an args object"}
-        if request.get("read_only") and name in self.registry.names() and not self.registry.get(name).read_only:
+        self.tools.ensure(name)  # a tool not loaded yet: load them all first, then look it up
+        if request.get("read_only") and self.tools.has(name) and not self.registry.get(name).read_only:
             return {"ok": False, "not_read_only": True, "error": f"{name} changes files or runs commands: run it "
                     "in the calling process"}
         started = time.monotonic()
