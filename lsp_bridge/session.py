@@ -311,6 +311,10 @@ class LspSession:
         self.started_at, self.ready_after = time.monotonic(), None
         env = {**os.environ, **(self._env or {})}
         await client.launch(command, cwd=self.root, env=env)
+        # The walk of the disk runs while the server initializes, not after (a cold start is shorter
+        # by it). The server reads the disk only after `initialized`, and a change made after the
+        # walk is caught by the next scan: nothing is missed that the later walk would have seen.
+        snapshot = asyncio.create_task(self._files.snapshot())
         options = self.spec.initialization_options(folder) if self.spec.initialization_options and folder else None
         params = lsp.InitializeParams(
             process_id=os.getpid(), root_uri=path_to_uri(self.root), root_path=str(self.root),
@@ -328,9 +332,14 @@ class LspSession:
                 client.notify(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION,
                               lsp.DidChangeConfigurationParams(settings=self._settings(None)))
         except BridgeError as exc:
+            await asyncio.gather(snapshot, return_exceptions=True)  # the next start walks again
             await client.close(timeout=1)
             raise ServerStartError(f"{self.spec.name} did not initialize: {exc}{client.stderr_summary()}") from exc
-        await self._files.reset(client)
+        except BaseException:
+            await asyncio.gather(snapshot, return_exceptions=True)
+            raise
+        await snapshot
+        await self._files.started(client)
         return client
 
     async def _discard(self, client: BridgeClient) -> None:

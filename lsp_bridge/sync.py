@@ -58,9 +58,18 @@ class DocumentSync:
 
     async def reset(self, client: BridgeClient) -> None:
         """A fresh server knows nothing: snapshot the disk, open what a pyright config would hide."""
+        await self.snapshot()
+        await self.started(client)
+
+    async def snapshot(self) -> None:
+        """Forget the last server's documents and record the disk (walk, stat, folder watches).
+        Needs no server: LspSession runs it while a new server initializes."""
         self._docs.close()
         self._docs = DocumentStore(watch=self.watch, skip_dirs=self.skip_dirs)
         await asyncio.to_thread(self._docs.take_snapshot, self.root, self.spec.language_ids, self.max_files)
+
+    async def started(self, client: BridgeClient) -> None:
+        """The new server is initialized (and the snapshot taken): open what a pyright config hides."""
         if self.spec.readiness == "pyright":
             await self.open_hidden(client)
 

@@ -8,12 +8,16 @@ usage: fake_server.py MODE [LOGFILE]
   huge          answers requests after initialize with a Content-Length over the bridge's limit
   no-init       writes a line on stderr and exits before answering initialize
   chatty        like ok, but first writes 2 MiB to stderr (a client that never reads it would block)
+  creates-on-init  like ok, but 1.5 s after initialize arrives creates created_at_init.py in its
+                folder, then answers
+                and logs each file a didChangeWatchedFiles names ("created NAME", "changed NAME", ...)
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 
 MODE = sys.argv[1]
 LOG = sys.argv[2] if len(sys.argv) > 2 else None
@@ -64,15 +68,23 @@ def main() -> None:
         if method == "$/cancelRequest":
             log(f"cancel {message['params']['id']}")
             continue
+        if method == "workspace/didChangeWatchedFiles":
+            for change in message["params"]["changes"]:
+                kind = {1: "created", 2: "changed", 3: "deleted"}[change["type"]]
+                log(f"{kind} {change['uri'].rsplit('/', 1)[-1]}")
         if msg_id is None:
             if method == "exit":
                 return
             continue
         if method == "initialize":
+            if MODE == "creates-on-init":
+                time.sleep(1.5)  # the client's walk of the folder (if it runs now) is long done
+                with open("created_at_init.py", "w") as handle:
+                    handle.write("made = 1\n")
             send({"id": msg_id, "result": {"capabilities": {"referencesProvider": True, "textDocumentSync": 1}}})
         elif method == "shutdown":
             send({"id": msg_id, "result": None})
-        elif MODE in ("ok", "chatty"):
+        elif MODE in ("ok", "chatty", "creates-on-init"):
             uri = message["params"]["textDocument"]["uri"]
             send({"id": msg_id, "result": [{"uri": uri, "range": {"start": {"line": 0, "character": 0},
                                                                   "end": {"line": 0, "character": 3}}}]})
