@@ -5,6 +5,7 @@ servers, and the CLI's way to reach it.
                  the CLI's warm fast path imports it)
     client.py    DaemonClient: start (fork), ping, stop, call_tool from the CLI
     server.py    Daemon: one ToolContext and the registry, serving calls on a unix socket
+    toolload.py  the first request's tool module before its answer, the other tools after it
 
 It sits above the tools (it hosts any of them) and may import every layer below the entry points;
 no tool, the semantic layer or the syntax layer imports it. protocol.py imports nothing heavy.
