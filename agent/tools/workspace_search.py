@@ -13,8 +13,9 @@ from ..grep import Query, render, search
 from ..registry import tool
 from ..result import ToolResult
 from ..semantic.walkcache import Selection, kept_walks
+from ..semantic.walkstamps import stamped_walks
 from ..toolcontext import ToolContext
-from ..walk import compile_glob, iter_file_names, iter_files
+from ..walk import compile_glob, iter_file_names, iter_files, link_leaves
 from ..workspace import Workspace
 
 MAX_FOUND_FILES = 1000
@@ -48,13 +49,13 @@ def _selected(ws: Workspace, start: Path, glob: str | None) -> list[Path]:
 
 
 def _selected_names(ws: Workspace, start: Path, glob: str | None, folders: list[str] | None = None,
-                    links: list[str] | None = None) -> list[tuple[str, str]]:
+                    links: list[str] | None = None, links_out: list[str] | None = None) -> list[tuple[str, str]]:
     """`_selected` as (absolute path, workspace-relative name) strings, without Path objects."""
     try:
         match = compile_glob(glob) if glob else None
     except ValueError as exc:
         raise ToolFailure(str(exc)) from exc
-    found = list(iter_file_names(ws.root, start, folders=folders, links=links))
+    found = list(iter_file_names(ws.root, start, folders=folders, links=links, links_out=links_out))
     if match is None:
         return found
     base = start if start.is_dir() else start.parent
@@ -119,25 +120,35 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
 
 def _selection(ctx: ToolContext, start: Path, glob: str | None) -> tuple[Selection, bool]:
     """The files to search and those over the read limit; True when a kept walk was reused (the
-    daemon keeps them while its folder watch reports no change: agent/semantic/walkcache.py)."""
+    daemon keeps them while its folder watch reports no change: agent/semantic/walkcache.py; a
+    process without one while a stat of what the walk depends on shows none: walkstamps.py)."""
     ws, limit = ctx.workspace, ctx.settings.workspace.max_read_bytes
     walks = kept_walks(ctx) if start.is_dir() else None
+    stamped = stamped_walks(ctx) if walks is None and start.is_dir() else None
     key = f"{start}\0{glob}\0{ctx.settings.workspace.model_dump_json()}"
+    root_s = str(ws.root)
     if walks is not None:
         hit = walks.get(key)
+        if hit is not None:
+            return hit, True
+    elif stamped is not None:
+        hit = stamped.get(key, lambda link: link_leaves(link, root_s))
         if hit is not None:
             return hit, True
     token, started = walks.token() if walks is not None else None, time.time_ns()
     folders: list[str] = []
     links: list[str] = []
-    named = sorted(_selected_names(ws, start, glob, folders, links), key=lambda item: item[1])
+    links_out: list[str] = []
+    named = sorted(_selected_names(ws, start, glob, folders, links, links_out), key=lambda item: item[1])
     files: list[tuple[str, str]] = []
     too_big: list[str] = []
+    sized: list[tuple[str, int]] = []
     for f, name in named:
         try:
             size = os.stat(f).st_size
         except OSError:
             continue
+        sized.append((f, size))
         if size > limit:
             too_big.append(name)
         else:
@@ -145,4 +156,12 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None) -> tuple[Selecti
     selection = Selection(tuple(files), tuple(too_big))
     if walks is not None and token is not None:
         walks.put(key, token, selection, folders, links, started)
+    elif stamped is not None:
+        stamped.put(key, selection, sized, [*_above(ws.root, start), *folders],
+                    [(link, False) for link in links] + [(link, True) for link in links_out], started)
     return selection, False
+
+
+def _above(root: Path, start: Path) -> list[str]:
+    """The folders from the root down to `start`'s parent: their .gitignore rules apply below."""
+    return [str(p) for p in reversed(start.parents) if p == root or p.is_relative_to(root)] if start != root else []

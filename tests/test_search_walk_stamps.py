@@ -1,0 +1,134 @@
+"""search_in_files without a daemon (the agent loop, MCP, `codeagent tool`) reuses its walk while a
+stat of what the walk depends on shows no change (agent/semantic/walkstamps.py, issue 20 target
+7): a repeated search says `walk_reused` and gives the fresh walk's answer; each change below
+(a created, deleted or renamed file, a .gitignore edit, a nested negation, a file growing over
+the read limit, a symlink turned to point outside, a new virtualenv, a folder's mtime set back)
+makes the very next search walk again and answer exactly as a new session does."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_tools_search import build_tree, needs_rg
+
+from agent.bootstrap import load_all_tools, open_context
+from agent.config import Settings, WorkspaceSettings
+from agent.semantic.querycache import RACY_NS
+from agent.toolcontext import ToolContext
+
+ARGS = {"pattern": "parse", "regex": False, "max_results": 5000}
+SETTINGS = Settings(workspace=WorkspaceSettings(max_read_bytes=2048))
+REGISTRY = load_all_tools()
+
+
+def _search(ctx: ToolContext, args: dict[str, Any] | None = None) -> dict[str, Any]:
+    result = REGISTRY.call(ctx, "search_in_files", dict(args or ARGS))
+    assert result.success, result.error
+    return {"output": result.output, **result.data}
+
+
+def _fresh(root: Path, args: dict[str, Any] | None = None) -> dict[str, Any]:
+    ctx = open_context(root, settings=SETTINGS)
+    try:
+        return _search(ctx, args)
+    finally:
+        ctx.close()
+
+
+def _warm(root: Path, tmp_path: Path) -> ToolContext:
+    """A session whose selection is kept: the tree is older than the racy window."""
+    build_tree(root, tmp_path / "outside")
+    (root / "src" / "grow.txt").write_text("parse small\n")
+    time.sleep(RACY_NS / 1e9 + 0.1)
+    ctx = open_context(root, settings=SETTINGS)
+    first = _search(ctx)
+    again = _search(ctx)
+    assert again.pop("walk_reused") is True and "walk_reused" not in first
+    assert again == first == _fresh(root)
+    return ctx
+
+
+def _replace_link(root: Path, tmp: Path) -> None:
+    (root / "in_link.py").unlink()
+    (root / "in_link.py").symlink_to(tmp / "outside" / "secret.py")
+
+
+def _retarget_through_outside(root: Path, tmp: Path) -> None:
+    # the link's own folder does not change: only a new resolution of the link sees it
+    (tmp / "outside" / "secret.py").unlink()
+    (tmp / "outside" / "secret.py").symlink_to(root / "sub" / "kept.py")
+
+
+def _add_and_set_mtime_back(root: Path, tmp: Path) -> None:
+    st = os.stat(root / "src" / "util")
+    (root / "src" / "util" / "new.py").write_text("parse new\n")
+    os.utime(root / "src" / "util", ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _edit_gitignore_same_size(root: Path, tmp: Path) -> None:
+    (root / ".gitignore").write_text("*.lag\nbuild/\n!keep.log\n")  # same length: *.log no longer ignored
+
+
+CHANGES: dict[str, Callable[[Path, Path], None]] = {
+    "created in a nested folder": lambda r, t: (r / "src" / "util" / "more.py").write_text("parse more\n"),
+    "deleted": lambda r, t: (r / "src" / "app.py").unlink(),
+    "renamed": lambda r, t: (r / "src" / "app.py").rename(r / "src" / "moved.py"),
+    "created in a hidden folder": lambda r, t: (r / ".hidden").mkdir() or (r / ".hidden" / "h.txt").write_text("parse\n"),
+    "root .gitignore edited, same size": _edit_gitignore_same_size,
+    "nested negation added": lambda r, t: (r / "sub" / ".gitignore").write_text("generated.py\n!generated.py\n"),
+    "file grows over the read limit": lambda r, t: (r / "src" / "grow.txt").write_text("parse big\n" * 300),
+    "in-link replaced by an out-link": _replace_link,
+    "out-link's target now leads inside": _retarget_through_outside,
+    "virtualenv created": lambda r, t: (r / "src" / "util" / "pyvenv.cfg").write_text("home = /usr\n"),
+    "entry added, folder mtime set back": _add_and_set_mtime_back,
+}
+
+
+@needs_rg
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_a_change_makes_the_next_search_walk_again(root: Path, tmp_path: Path, change: str) -> None:
+    ctx = _warm(root, tmp_path)
+    try:
+        before = _search(ctx)
+        CHANGES[change](root, tmp_path)
+        after = _search(ctx)
+        assert "walk_reused" not in after
+        assert after == _fresh(root)
+        before.pop("walk_reused")
+        assert after != before  # (the change is one a search can see)
+    finally:
+        ctx.close()
+
+
+@needs_rg
+def test_reuse_keeps_each_selection_apart(root: Path, tmp_path: Path) -> None:
+    """A glob and a sub-folder are selections of their own; a change above a sub-folder (its
+    parent's .gitignore) reaches it."""
+    ctx = _warm(root, tmp_path)
+    try:
+        for args in ({**ARGS, "glob": "*.py"}, {**ARGS, "path": "sub"}):
+            first = _search(ctx, args)
+            again = _search(ctx, args)
+            assert again.pop("walk_reused") is True and again == first == _fresh(root, args)
+        (root / ".gitignore").write_text("*.log\nbuild/\n!keep.log\nkept.py\n")
+        after = _search(ctx, {**ARGS, "path": "sub"})
+        assert "walk_reused" not in after and after == _fresh(root, {**ARGS, "path": "sub"})
+        assert "sub/kept.py" not in after["output"]
+    finally:
+        ctx.close()
+
+
+def test_a_tree_being_changed_is_not_kept(root: Path, tmp_path: Path) -> None:
+    """Walked within the racy window (a folder changed in the last RACY_NS): walked again."""
+    build_tree(root, tmp_path / "outside")
+    ctx = open_context(root, settings=SETTINGS)
+    try:
+        _search(ctx)
+        assert "walk_reused" not in _search(ctx)
+    finally:
+        ctx.close()
