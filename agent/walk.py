@@ -125,13 +125,16 @@ def iter_files(
 def iter_file_names(
     root: Path, start: Path | None = None, *, gitignore: bool = True, max_files: int | None = None,
     folders: list[str] | None = None, links: list[str] | None = None, links_out: list[str] | None = None,
+    depends: list[str] | None = None,
 ) -> Iterator[tuple[str, str]]:
     """`iter_files` as strings: (absolute path, "/"-separated path relative to the root). No Path
     objects, no relpath, and a folder's .gitignore read only when the listing shows one: on a
     tree of thousands of files (search_in_files walks it on every call) several times faster.
     `folders` / `links` collect every folder listed and every symlinked file yielded (what a
     kept selection depends on: agent/semantic/walkcache.py); `links_out` the symlinked files left
-    out because they lead out of the root or not to a file (agent/semantic/walkstamps.py)."""
+    out because they lead out of the root or not to a file, and `depends` the other paths whose
+    state decided the walk: folders that could not be listed, the pyvenv.cfg that marked a
+    virtualenv (agent/semantic/walkstamps.py)."""
     start = start or root
     root_s = str(root)
     if start.is_file():
@@ -149,10 +152,14 @@ def iter_file_names(
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
+            if depends is not None:
+                depends.append(folder)
             continue
         if folders is not None:
             folders.append(folder)
         if rel_folder != rel_start and _lists_pyvenv(entries):
+            if depends is not None:
+                depends.append(os.path.join(folder, "pyvenv.cfg"))
             continue  # a virtualenv (seen in its own listing: no stat per folder)
         ignoring = False
         if rules is not None:

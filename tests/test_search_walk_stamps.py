@@ -1,8 +1,9 @@
-"""search_in_files without a daemon (the agent loop, MCP, `codeagent tool`) reuses its walk while a
+"""search_in_files in a session without a daemon (the agent loop, the MCP server) reuses its walk while a
 stat of what the walk depends on shows no change (agent/semantic/walkstamps.py, issue 20 target
 7): a repeated search says `walk_reused` and gives the fresh walk's answer; each change below
 (a created, deleted or renamed file, a .gitignore edit, a nested negation, a file growing over
-the read limit, a symlink turned to point outside, a new virtualenv, a folder's mtime set back)
+the read limit, a symlink turned to point outside or back in, a virtualenv made or unmade, even
+through a marker linked from outside, a folder's mtime set back)
 makes the very next search walk again and answer exactly as a new session does."""
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ def _warm(root: Path, tmp_path: Path) -> ToolContext:
     """A session whose selection is kept: the tree is older than the racy window."""
     build_tree(root, tmp_path / "outside")
     (root / "src" / "grow.txt").write_text("parse small\n")
+    (tmp_path / "outside" / "venv.cfg").write_text("home = /usr\n")  # a virtualenv marked through a link
+    (root / "env2").mkdir()
+    (root / "env2" / "pyvenv.cfg").symlink_to(tmp_path / "outside" / "venv.cfg")
+    (root / "env2" / "site.py").write_text("parse in a venv\n")
     time.sleep(RACY_NS / 1e9 + 0.1)
     ctx = open_context(root, settings=SETTINGS)
     first = _search(ctx)
@@ -86,6 +91,8 @@ CHANGES: dict[str, Callable[[Path, Path], None]] = {
     "out-link's target now leads inside": _retarget_through_outside,
     "virtualenv created": lambda r, t: (r / "src" / "util" / "pyvenv.cfg").write_text("home = /usr\n"),
     "entry added, folder mtime set back": _add_and_set_mtime_back,
+    "virtualenv marker removed": lambda r, t: (r / "env2" / "pyvenv.cfg").unlink(),
+    "virtualenv marker's target outside removed": lambda r, t: (t / "outside" / "venv.cfg").unlink(),
 }
 
 

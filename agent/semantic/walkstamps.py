@@ -57,7 +57,7 @@ def _sizes(paths: tuple[str, ...]) -> list[int | None]:
 @dataclass(frozen=True, slots=True)
 class _Entry:
     selection: Selection
-    strict: tuple[str, ...]  # folders and .gitignore files: any change counts
+    strict: tuple[str, ...]  # folders, .gitignore files, virtualenv markers: any change counts
     sigs: tuple[Sig, ...]
     sized: tuple[str, ...]  # selected and oversized files (symlinks: their targets): only the size counts
     sizes: tuple[int | None, ...]
@@ -92,18 +92,19 @@ class StampedWalks:
         return entry.selection
 
     def put(self, key: str, selection: Selection, sized: list[tuple[str, int]], folders: list[str],
-            links: list[tuple[str, bool]], started_ns: int) -> bool:
+            depends: list[str], links: list[tuple[str, bool]], started_ns: int) -> bool:
         """Keep a selection walked from `started_ns` (time.time_ns() before the walk began) on:
         `sized` holds every selected and oversized file with the size its choice was made on,
-        `links` every symlinked file met and whether it led out. False when it is too big or
+        `depends` other paths the walk looked at (walk.iter_file_names), `links` every symlinked
+        file met and whether it led out. False when it is too big or
         something was changing while it was walked."""
-        strict = list(folders)
+        strict = list(folders) + depends
         strict += [os.path.join(f, ".gitignore") for f in folders if os.path.isfile(os.path.join(f, ".gitignore"))]
         if len(strict) + len(sized) > MAX_PATHS:
             return False
         sigs = _sigs(tuple(strict))
         young = started_ns - RACY_NS  # a folder or rule file changed in the same tick may change unseen
-        if any(s is None or s[0] > young or s[1] > young for s in sigs):
+        if any(s is not None and (s[0] > young or s[1] > young) for s in sigs):
             return False
         entry = _Entry(selection, tuple(strict), tuple(sigs), tuple(p for p, _ in sized), tuple(n for _, n in sized),
                        tuple(links))

@@ -49,13 +49,14 @@ def _selected(ws: Workspace, start: Path, glob: str | None) -> list[Path]:
 
 
 def _selected_names(ws: Workspace, start: Path, glob: str | None, folders: list[str] | None = None,
-                    links: list[str] | None = None, links_out: list[str] | None = None) -> list[tuple[str, str]]:
+                    links: list[str] | None = None, links_out: list[str] | None = None,
+                    depends: list[str] | None = None) -> list[tuple[str, str]]:
     """`_selected` as (absolute path, workspace-relative name) strings, without Path objects."""
     try:
         match = compile_glob(glob) if glob else None
     except ValueError as exc:
         raise ToolFailure(str(exc)) from exc
-    found = list(iter_file_names(ws.root, start, folders=folders, links=links, links_out=links_out))
+    found = list(iter_file_names(ws.root, start, folders=folders, links=links, links_out=links_out, depends=depends))
     if match is None:
         return found
     base = start if start.is_dir() else start.parent
@@ -139,7 +140,8 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None) -> tuple[Selecti
     folders: list[str] = []
     links: list[str] = []
     links_out: list[str] = []
-    named = sorted(_selected_names(ws, start, glob, folders, links, links_out), key=lambda item: item[1])
+    depends: list[str] = []
+    named = sorted(_selected_names(ws, start, glob, folders, links, links_out, depends), key=lambda item: item[1])
     files: list[tuple[str, str]] = []
     too_big: list[str] = []
     sized: list[tuple[str, int]] = []
@@ -157,7 +159,7 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None) -> tuple[Selecti
     if walks is not None and token is not None:
         walks.put(key, token, selection, folders, links, started)
     elif stamped is not None:
-        stamped.put(key, selection, sized, [*_above(ws.root, start), *folders],
+        stamped.put(key, selection, sized, [*_above(ws.root, start), *folders], depends,
                     [(link, False) for link in links] + [(link, True) for link in links_out], started)
     return selection, False
 
