@@ -19,6 +19,7 @@ from test_tools_search import build_tree, needs_rg
 
 from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, WorkspaceSettings
+from agent.ripgrep import find_rg
 from agent.semantic.querycache import RACY_NS
 from agent.toolcontext import ToolContext
 
@@ -137,5 +138,35 @@ def test_a_tree_being_changed_is_not_kept(root: Path, tmp_path: Path) -> None:
     try:
         _search(ctx)
         assert "walk_reused" not in _search(ctx)
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("engine", ["python", "ripgrep"])
+def test_a_size_change_alone_is_seen_by_either_engine(root: Path, tmp_path: Path, engine: str) -> None:
+    """Only a file's size changed (no folder did): the check made while the search begins fails,
+    and the search walks again; with Python's engine the check comes before a file is read."""
+    if engine == "ripgrep" and find_rg() is None:
+        pytest.skip("ripgrep (the `ripgrep` wheel) is not installed")
+    settings = Settings(workspace=WorkspaceSettings(max_read_bytes=2048, search_engine=engine))
+    build_tree(root, tmp_path / "outside")
+    (root / "src" / "grow.txt").write_text("parse small\n")
+    time.sleep(RACY_NS / 1e9 + 0.1)
+    ctx = open_context(root, settings=settings)
+    try:
+        _search(ctx)
+        assert _search(ctx)["walk_reused"] is True
+        (root / "src" / "grow.txt").write_text("parse big\n" * 300)
+        (root / "src" / "app.py").write_text("parse one more line\n" * 2)  # (an edit: not a change of selection)
+        after = _search(ctx)
+        fresh_ctx = open_context(root, settings=settings)
+        try:
+            assert after == _search(fresh_ctx)
+        finally:
+            fresh_ctx.close()
+        assert "walk_reused" not in after and "src/grow.txt" in after["skipped_large"]
+        again = _search(ctx)
+        assert "walk_reused" not in again or again.pop("walk_reused") is True
+        assert again == after
     finally:
         ctx.close()

@@ -6,8 +6,8 @@ process without a watch re-checks instead: every folder the walk listed (its cti
 an entry is created, deleted or renamed, and, unlike its mtime, cannot be set back by `touch` or
 `tar`), every selected or oversized file (its size decides the read limit), each folder's
 .gitignore, and each symlinked file's target, resolved again. That is one `stat` per folder and
-file, about half of what listing the folders, matching the ignore rules and the per-file size
-stat cost; the answer is the fresh walk's. A selection walked while something was being changed
+file, about a third of what listing the folders, matching the ignore rules and the per-file size
+stat cost, and the files' part runs while ripgrep begins; the answer is the fresh walk's. A selection walked while something was being changed
 (a signature younger than querycache.RACY_NS) is not kept.
 """
 
@@ -74,22 +74,35 @@ class StampedWalks:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, key: str, leaves: Callable[[str], bool]) -> Selection | None:
-        """The kept selection if nothing it depends on changed (`leaves` says whether a symlinked
-        file now leads out of the workspace or to something that is not a file)."""
+    def get(self, key: str, leaves: Callable[[str], bool]) -> tuple[Selection, Callable[[], bool]] | None:
+        """The kept selection if no folder, rule file or link changed (`leaves` says whether a
+        symlinked file now leads out of the workspace or to something not a file), with the check
+        of its files' sizes still to make: `search` makes it while ripgrep begins. Every path in
+        the selection is then still the regular file, or the link into the workspace, it was (a
+        file replaced by a link or a fifo changes its folder), so ripgrep may open them."""
         with self._lock:
             entry = self._entries.get(key)
         if entry is None:
             return None
-        if (any(leaves(link) != out for link, out in entry.links) or _sigs(entry.strict) != list(entry.sigs)
-                or _sizes(entry.sized) != list(entry.sizes)):
-            with self._lock:
-                self._entries.pop(key, None)
+        if any(leaves(link) != out for link, out in entry.links) or _sigs(entry.strict) != list(entry.sigs):
+            self._drop(key, entry)
             return None
+
+        def sizes_unchanged() -> bool:
+            if _sizes(entry.sized) != list(entry.sizes):
+                self._drop(key, entry)
+                return False
+            with self._lock:
+                if key in self._entries:
+                    self._entries.move_to_end(key)
+            return True
+
+        return entry.selection, sizes_unchanged
+
+    def _drop(self, key: str, entry: _Entry) -> None:
         with self._lock:
-            if key in self._entries:
-                self._entries.move_to_end(key)
-        return entry.selection
+            if self._entries.get(key) is entry:
+                del self._entries[key]
 
     def put(self, key: str, selection: Selection, sized: list[tuple[str, int]], folders: list[str],
             depends: list[str], links: list[tuple[str, bool]], started_ns: int) -> bool:
