@@ -6,6 +6,10 @@ Which files count is ripgrep's choice in every mode (its ignore rules: .gitignor
 so a daemon and an in-process call report the same. A one-shot session asks `rg -l` (started at
 once, so it runs while the language server answers); a long-lived session (the daemon) keeps a
 `SourceListing` — `rg --files`, redone only when folders change — and searches file texts it holds.
+
+A query that left candidate files unchecked (the per-query bounds) hands them, in a long-lived
+session, to `continuations` (name_continuation.py): they are parsed between requests, so the next
+query for the name finds them cached instead of parsing them after its answer came.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import os
 import subprocess
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..languages import server_language, suffixes_of, syntax_language
@@ -24,6 +28,7 @@ from ..ripgrep import find_rg
 from ..toolcontext import ToolContext
 from ..walk import iter_files
 from .filecache import file_cache
+from .name_continuation import continuations
 from .watch import NewFileWatcher
 
 MAX_FILES = 5_000
@@ -69,6 +74,7 @@ class SourceListing:
         self.ctx = ctx
         self.watcher = NewFileWatcher(ctx.workspace.root)
         self.ready = False  # every source file's text is in the session's cache
+        self.between: Callable[[], object] | None = None  # prefetch's `between`: the daemon's "no request now"
         self._files: dict[str, list[str]] = {}
         self._lock = threading.Lock()
 
@@ -111,6 +117,7 @@ class SourceListing:
     def prefetch(self, between: Callable[[], object] | None = None) -> None:
         """Read every source file into the session's cache; searches then run in memory.
         `between` is called before each file (the daemon waits there while a request runs)."""
+        self.between = between
         cache = file_cache(self.ctx)
         cache.index_words()
         for family in _FAMILY_GLOBS:
@@ -138,6 +145,7 @@ class NameSearch:
         self._result: concurrent.futures.Future[list[str]] | None = None
         listing = source_listing(ctx) if ctx.has_service(_LISTING) else None
         self._listing = listing if listing is not None and listing.ready else None
+        self.listing = self._listing  # a long-lived session's listing (None: a one-shot search)
         rg = find_rg(self.ctx.workspace.root)
         if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
             cmd = [*_rg_command(rg, ctx, family), "--files-with-matches", "--word-regexp", "--fixed-strings",
@@ -274,6 +282,7 @@ class Unconfirmed:
 
     hits: list[CodeHit]
     unchecked: int = 0
+    left: list[str] = field(default_factory=list)  # the unchecked files
 
 
 def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, set[tuple[int, int]]],
@@ -299,8 +308,11 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
             continue
         if checked >= MAX_CHECKED_FILES or chars >= max_chars:
             out.unchecked += 1
+            out.left.append(rel)
             continue
         checked += 1
         chars += len(text)
         out.hits.extend(code_hits(ctx, rel, search.name, only=only))
+    if out.left and search.listing is not None:  # a daemon: parse the rest before the next query
+        continuations(ctx).submit(search.name, out.left, search.listing.between)
     return out
