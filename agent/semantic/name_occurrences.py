@@ -146,6 +146,7 @@ class NameSearch:
         listing = source_listing(ctx) if ctx.has_service(_LISTING) else None
         self._listing = listing if listing is not None and listing.ready else None
         self.listing = self._listing  # a long-lived session's listing (None: a one-shot search)
+        self.known = {}
         rg = find_rg(self.ctx.workspace.root)
         if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
             cmd = [*_rg_command(rg, ctx, family), "--files-with-matches", "--word-regexp", "--fixed-strings",
@@ -169,6 +170,7 @@ class NameSearch:
         return self
 
     _stopped: threading.Event | None = None
+    known: dict[str, list[tuple[int, int]]]  # rel -> code occurrences found while the server answered
 
     def stop_preparing(self) -> None:
         """The answer is in: whoever needs a file's occurrences from now on parses it itself."""
@@ -176,20 +178,29 @@ class NameSearch:
             self._stopped.set()
 
     def _prepare(self) -> None:
+        """While the server computes: each candidate's code occurrences, from the cache or parsed
+        (at most MAX_CHECKED_FILES files / MAX_CHECKED_CHARS characters), into `known`, so that
+        after the answer only the filtering by confirmed positions is left."""
         assert self._result is not None and self._stopped is not None
         try:
             files = self._result.result()
         except Exception:
             return
         cache = file_cache(self.ctx)
-        chars = 0
-        for rel in files[:MAX_CHECKED_FILES]:
-            if self._stopped.is_set() or chars >= MAX_CHECKED_CHARS:
+        known = self.known
+        chars = parsed = 0
+        for rel in files:
+            if self._stopped.is_set():
                 return
-            language = syntax_language(rel)
-            if language is not None and cache.cached_occurrences(rel, self.name) is None:
+            found = cache.cached_occurrences(rel, self.name)
+            if found is None:
+                language = syntax_language(rel)
+                if language is None or parsed >= MAX_CHECKED_FILES or chars >= MAX_CHECKED_CHARS:
+                    continue
+                parsed += 1
                 chars += len(cache.text(rel) or "")
-                cache.code_occurrences(rel, language, self.name)
+                found = cache.code_occurrences(rel, language, self.name)
+            known[rel] = found
 
     def files(self) -> list[str]:
         """Workspace-relative paths, sorted (at most MAX_FILES)."""
@@ -294,12 +305,15 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
     checked = chars = 0
     files = search.files()
     search.stop_preparing()
+    prepared = search.known
     cache = file_cache(ctx)
     for rel in files:
         if rel == exclude:
             continue
         only = confirmed.get(rel, set())
-        known = cache.cached_occurrences(rel, search.name)  # parsed already (during the request)
+        known = prepared.get(rel)  # looked up or parsed while the server answered
+        if known is None:
+            known = cache.cached_occurrences(rel, search.name)
         if known is not None:
             out.hits.extend(CodeHit(rel, ln, col) for ln, col in known if (ln, col) not in only)
             continue

@@ -60,3 +60,30 @@ def test_module_names() -> None:
     assert module_name("shapes/__init__.py") == "shapes"
     assert module_name("setup.py") == "setup"
     assert module_name("src/components/Panel.tsx") == "src/components/Panel"
+
+
+def test_the_whole_text_of_a_cut_page_is_the_unlimited_page(tmp_path: Path) -> None:
+    """find_references builds the CLI's whole page in the pass that cuts the model's text
+    (`whole`): it must say exactly what a pass with an unlimited budget says, for any cut."""
+    from agent.semantic.reference_page import whole_page
+
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n\n\nclass C:\n    def m(self):\n        f()\n"
+                                   + "".join(f"z{i} = f()\n" for i in range(30)))
+    (tmp_path / "b.py").write_text("".join(f"def g{i}():\n    f()\n" for i in range(20)))
+    refs = {"a.py": [(0, 4, 0, 5), (6, 8, 6, 9)] + [(7 + i, 5 + len(str(i)), 7 + i, 6 + len(str(i))) for i in range(30)],
+            "b.py": [(2 * i + 1, 4, 2 * i + 1, 5) for i in range(20)]}
+    total = 52
+    ctx = open_context(tmp_path, settings=Settings())
+    try:
+        outlines = Outlines(ctx)
+        for offset, limit, budget in [(0, 1000, 200), (0, 1000, 10**9), (5, 20, 150), (40, 1000, 50), (0, 3, 10**9),
+                                      (10, 1000, 0)]:
+            cut = page(refs, outlines.lines.line, outlines.where, offset=offset, limit=limit, budget=budget, whole=True)
+            unlimited = page(refs, outlines.lines.line, outlines.where, offset=offset, limit=limit, budget=10**12)
+            whole = whole_page(cut, refs, offset)
+            assert whole.text == unlimited.text and whole.files == unlimited.files
+            assert whole.note(total, offset, "refs") == unlimited.note(total, offset, "refs")
+            assert cut.text == page(refs, outlines.lines.line, outlines.where, offset=offset, limit=limit,
+                                    budget=budget).text  # `whole` changes nothing else
+    finally:
+        ctx.close()
