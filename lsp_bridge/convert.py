@@ -55,15 +55,6 @@ def locations(result: object, lines_of: LinesOf, encoding: Encoding) -> list[Fil
         if known is None:
             continue
         path, shown, lines = known
-        if lines is not None and lines.ascii:  # columns are code points: only the end-of-line clamp
-            start, end, texts = rng.start, rng.end, lines.lines
-            sl, el = start.line, end.line
-            sc = max(0, min(start.character, len(texts[sl]) if 0 <= sl < len(texts) else 0))
-            ec = max(0, min(end.character, len(texts[el]) if 0 <= el < len(texts) else 0))
-            key = (shown, sl, sc, el, ec)
-            if key not in found:
-                found[key] = FileLocation(path, Range(Position(sl, sc), Position(el, ec)))
-            continue
         converted = convert_range(lines, rng, encoding)
         key = (shown, converted.start.line, converted.start.character, converted.end.line, converted.end.character)
         if key not in found:

@@ -72,21 +72,12 @@ def from_units(line_text: str, units: int, encoding: Encoding) -> int:
 class TextLines:
     """A document's text split into lines, for converting positions and offsets."""
 
-    __slots__ = ("_ascii", "lines", "starts", "text")
+    __slots__ = ("lines", "starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = text.split("\n")
         self.starts = [0, *accumulate(len(line) + 1 for line in self.lines[:-1])]
-        self._ascii: bool | None = None
-
-    @property
-    def ascii(self) -> bool:
-        """The whole text is ASCII: every encoding's units are its code points (answers listing
-        thousands of locations convert them without a per-line check)."""
-        if self._ascii is None:
-            self._ascii = self.text.isascii()
-        return self._ascii
 
     def line(self, number: int) -> str:
         return self.lines[number] if 0 <= number < len(self.lines) else ""

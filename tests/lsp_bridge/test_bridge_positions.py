@@ -111,27 +111,3 @@ def test_server_locations_are_converted_deduplicated_and_sorted(tmp_path: Path) 
         (a, "0:0-0:5"), (a, f"0:{SYMBOL}-0:{SYMBOL + 7}"), (b, "0:4-0:6")]
     assert sorted(map(str, looked_up)) == sorted([str(a), str(a), str(b)])  # per URI spelling, not per location
     assert locations(None, lines_of, "utf-16") == []
-
-
-@pytest.mark.parametrize("encoding", ["utf-16", "utf-8", "utf-32"])
-def test_ascii_files_convert_like_every_other_file(tmp_path: Path, encoding: str) -> None:
-    """An all-ASCII file's locations take a shortcut (no per-line conversion): the same positions
-    as the general conversion, clamps included (past a line's end, a line past
-    the end of the file)."""
-    from lsp_bridge.convert import convert_range, locations
-    from lsp_bridge.uris import path_to_uri
-
-    text = "import os\n\ndef area_of(r):\n    return r * r\n"
-    lines = TextLines(text)
-    assert lines.ascii and not TextLines("é\n").ascii
-    uri = path_to_uri(tmp_path / "a.py")
-    cases = [(0, 7, 0, 9), (2, 4, 2, 11), (3, 4, 3, 99), (0, 0, 0, 2), (9, 0, 9, 4), (4, 0, 4, 0), (1, 0, 1, 5)]
-    answer = [lsp.Location(uri=uri, range=lsp.Range(start=lsp.Position(line=sl, character=sc),
-                                                    end=lsp.Position(line=el, character=ec)))
-              for sl, sc, el, ec in cases]
-    found = locations(answer, lambda _path: lines, encoding)
-    want = sorted({(r.start.line, r.start.character, r.end.line, r.end.character)
-                   for r in (convert_range(lines, item.range, encoding) for item in answer)})
-    assert [(f.range.start.line, f.range.start.character, f.range.end.line, f.range.end.character)
-            for f in found] == want
-    assert (3, 4, 3, 16) in want and (0, 0, 0, 2) in want and (9, 0, 9, 0) in want
