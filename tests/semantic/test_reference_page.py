@@ -87,3 +87,24 @@ def test_the_whole_text_of_a_cut_page_is_the_unlimited_page(tmp_path: Path) -> N
                                     budget=budget).text  # `whole` changes nothing else
     finally:
         ctx.close()
+
+
+def test_a_target_is_found_on_any_line_and_a_line_past_the_end_names_the_line_count(tmp_path: Path) -> None:
+    """resolve_target splits the text only up to the target's line: the first, a middle and the
+    last line resolve, and a line past the end gives the file's exact line count."""
+    import pytest
+
+    from agent.errors import ToolFailure
+    from agent.semantic.target import resolve_target
+
+    (tmp_path / "m.py").write_text("alpha = 1\nbeta = alpha\n\ngamma = beta\n", encoding="utf-8")
+    ctx = open_context(tmp_path, settings=Settings())
+    try:
+        for line, column, name in [(1, 1, "alpha"), (2, 8, "alpha"), (4, 9, "beta")]:
+            target = resolve_target(ctx, "m.py", line, column, None)
+            assert (target.name, target.pos.line, target.pos.character) == (name, line - 1, column - 1)
+        for line in (6, 99, 0):
+            with pytest.raises(ToolFailure, match=r"outside the file \(1-5\)"):
+                resolve_target(ctx, "m.py", line, 1, None)
+    finally:
+        ctx.close()
