@@ -165,7 +165,7 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None,
             files.append((f, name))
     selection = Selection(tuple(files), tuple(too_big))
     if walks is not None and token is not None:
-        walks.put(key, token, selection, folders, links, started)
+        walks.put(key, token, selection, folders, [*links, *depends], started)  # (depends: stat-checked like links)
     elif stamped is not None:
         stamped.put(key, selection, sized, [*_above(ws.root, start), *folders], depends,
                     [(link, False) for link in links] + [(link, True) for link in links_out], started)
