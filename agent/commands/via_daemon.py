@@ -68,7 +68,7 @@ def try_fast(argv: Sequence[str]) -> int | None:
     reply = _ask(call.root, call.tool, call.tool_args)
     if reply is None:
         return None
-    return print_result(call, reply["result"])
+    return print_result(call, reply["result"], reply.get("encoded"))
 
 
 class SemanticCall(NamedTuple):  # (not a dataclass: that import costs the fast path ~10 ms)
@@ -101,12 +101,13 @@ def semantic_call(argv: Sequence[str]) -> SemanticCall | None:
     return SemanticCall(args, root, name, call_args)
 
 
-def print_result(call: SemanticCall, result: dict[str, Any]) -> int:
-    """Print a tool result exactly as the normal path does; the exit code."""
+def print_result(call: SemanticCall, result: dict[str, Any], encoded: bytes | None = None) -> int:
+    """Print a tool result exactly as the normal path does (`encoded`: the result as the daemon
+    sent it, printed as it is with --json); the exit code."""
     if not result.get("success") and (result.get("data") or {}).get("usage_error"):
         print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
         return EXIT_USAGE
-    code = emit(call.args.json, result)
+    code = emit(call.args.json, result, encoded=encoded)
     print_undo_hint(result, call.args.root)
     return code
 
@@ -137,17 +138,21 @@ def _try_tool(argv: Sequence[str]) -> int | None:
     if not result.get("success") and (result.get("data") or {}).get("usage_error"):
         print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
         return EXIT_USAGE
-    print_json(result)
+    print_json(result, reply.get("encoded"))
     return EXIT_OK if result.get("success") else EXIT_FAILED  # (read-only: nothing to undo)
 
 
 def _ask(root: Path, name: str, arguments: dict[str, Any], *, read_only: bool = False) -> dict[str, Any] | None:
+    """The daemon's reply, with "encoded": its result's bytes as sent (protocol.encoded_result);
+    None when no daemon answered this call."""
     from ..daemon.protocol import (
         DaemonError,
         daemon_socket,
+        decode_message,
+        encoded_result,
         inputs_id,
         install_id,
-        recv_message,
+        recv_line,
         send_message,
     )
 
@@ -165,11 +170,12 @@ def _ask(root: Path, name: str, arguments: dict[str, Any], *, read_only: bool = 
             sock.connect(str(sock_path))
             sock.settimeout(REQUEST_TIMEOUT)
             send_message(sock, message)
-            reply = recv_message(sock)
+            line = recv_line(sock)
         finally:
             sock.close()
+        reply = decode_message(line)
     except (OSError, DaemonError):
         return None
     if not reply.get("ok") or not isinstance(reply.get("result"), dict):
         return None  # another build, unknown settings, a daemon error: the normal path decides
-    return reply
+    return {**reply, "encoded": encoded_result(line, reply)}

@@ -203,8 +203,16 @@ def send_message(sock: Stream, obj: dict[str, Any]) -> None:
     sock.sendall(json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n")
 
 
+REPLY_HEAD = b'{"ok": true, "result": '  # how send_message starts a result's reply
+
+
 def recv_message(sock: Stream) -> dict[str, Any]:
     """Read one line of JSON (bounded); raises DaemonError on EOF, oversize or bad JSON."""
+    return decode_message(recv_line(sock))
+
+
+def recv_line(sock: Stream) -> bytes:
+    """The bytes of one message (bounded); raises DaemonError on EOF or oversize."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -220,6 +228,10 @@ def recv_message(sock: Stream) -> dict[str, Any]:
     data = b"".join(chunks)
     if not data.strip():
         raise DaemonError("connection closed without a message")
+    return data
+
+
+def decode_message(data: bytes) -> dict[str, Any]:
     try:
         obj = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -227,3 +239,12 @@ def recv_message(sock: Stream) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise DaemonError("message is not a JSON object")
     return obj
+
+
+def encoded_result(line: bytes, reply: dict[str, Any]) -> bytes | None:
+    """The "result" of a reply exactly as the daemon encoded it (UTF-8 JSON, ensure_ascii off,
+    default separators: what output.print_json prints), so the CLI writes it without encoding it
+    again (~15 ms for a 0.5 MB answer on a loaded machine); None if the reply has another shape."""
+    if list(reply) == ["ok", "result"] and line.startswith(REPLY_HEAD) and line.endswith(b"}\n"):
+        return line[len(REPLY_HEAD):-2]
+    return None
