@@ -222,11 +222,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, fast_tried: bool = False) -> int:
     from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
 
     words = list(sys.argv[1:] if argv is None else argv)
-    fast = try_fast(words)
+    fast = None if fast_tried else try_fast(words)  # (agent/entry.py tried it already)
     if fast is None and words[:1] == ["index"]:
         from .commands.index_fast import try_fast_index  # nothing changed: no tree-sitter, no settings
 
