@@ -3,7 +3,6 @@ imports only the parsing side of the package."""
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
@@ -116,20 +115,10 @@ Job = tuple[str, str, os.stat_result]  # (absolute path, workspace-relative path
 
 
 def extract_many(jobs: list[Job], max_bytes: int, checked_ns: int) -> list[FileRecord]:
-    """A worker process's unit of work: several files, to keep inter-process traffic low.
-
-    The cyclic garbage collector is paused meanwhile: the outlines make many short-lived
-    containers without cycles (freed by their reference counts), and its passes over them cost a
-    few percent of the work."""
+    """A worker process's unit of work: several files, to keep inter-process traffic low."""
     out = []
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        for abs_path, rel, st in jobs:
-            record = extract(abs_path, rel, max_bytes, st, checked_ns)
-            if record is not None:
-                out.append(record)
-    finally:
-        if paused:
-            gc.enable()
+    for abs_path, rel, st in jobs:
+        record = extract(abs_path, rel, max_bytes, st, checked_ns)
+        if record is not None:
+            out.append(record)
     return out

@@ -87,18 +87,17 @@ def walk_matches(tree: ts.Tree, query: ts.Query, walk: QueryWalk | None) -> list
     cursor.set_max_start_depth(0)  # only patterns rooted at the node given
     roots, through = walk.roots, walk.through
     found = cursor.matches(root) if root.kind_id in roots else []
-    # Depth first, in document order, as the full query finds them. A node's children come in one
-    # call (cheaper than a TreeCursor's step, node and kind per sibling); a stack, not recursion,
-    # so that no nesting depth can exhaust Python's.
-    stack = [iter(root.children)]
-    while stack:
-        for node in stack[-1]:
-            kind = node.kind_id
-            if kind in roots:
-                found.extend(cursor.matches(node))
-            if kind in through:
-                stack.append(iter(node.children))
-                break
-        else:
-            stack.pop()
-    return found
+    nodes = root.walk()
+    if not nodes.goto_first_child():
+        return found
+    while True:
+        node = nodes.node
+        assert node is not None
+        kind = node.kind_id
+        if kind in roots:
+            found.extend(cursor.matches(node))
+        if kind in through and nodes.goto_first_child():
+            continue
+        while not nodes.goto_next_sibling():
+            if not nodes.goto_parent():
+                return found
