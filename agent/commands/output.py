@@ -8,7 +8,6 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 from typing import Any
 
@@ -51,6 +50,8 @@ def page_out(text: str) -> None:
     """Print `text` whole (a pager only scrolls it; nothing is ever cut)."""
     command = _pager(text)
     if command is not None:
+        import subprocess  # (here: the fast paths that print JSON never start a pager)
+
         try:
             subprocess.run(command, input=text + "\n", text=True, check=False)
             return
