@@ -17,7 +17,9 @@ over). For each corpus, in one run:
   never overlaps the raw run. raw = start the same server command through the minimal client in
   rawlsp.py, initialize, open the file, wait for readiness, ask for references;
 - warm, interleaved round by round for each target: one raw request; one `codeagent refs` command
-  (daemon up, wall time of the whole process); one request to the daemon from this process.
+  (daemon up, wall time of the whole process); one request to the daemon from this process, and the
+  daemon process's own CPU time for it (/proc schedstat of its threads; the servers are excluded).
+  With --cold-rounds 0 the cold part is skipped (both sides start unmeasured).
 
 Correctness: every location the raw server reports must be in codeagent's answer ("missing").
 Targets (issue 20): cold <= 1.0x raw; warm CLI <= raw + 0.05 s; in the daemon <= 1.05x raw.
@@ -26,6 +28,7 @@ Targets (issue 20): cold <= 1.0x raw; warm CLI <= raw + 0.05 s; in the daemon <=
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -92,6 +95,21 @@ def codeagent_locations(data: dict[str, Any]) -> set[tuple[str, int, int]]:
     return {(f["path"], h["line"], h["column"]) for f in data.get("files", []) for g in f["groups"] for h in g["hits"]}
 
 
+def process_cpu(pid: int | None) -> float | None:
+    """CPU seconds the process's threads have run (the daemon's own work: its servers are other
+    processes), from /proc/PID/task/*/schedstat (nanoseconds); None when unreadable."""
+    if pid is None:
+        return None
+    total = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                total += int((task / "schedstat").read_text().split()[0])
+    except OSError:
+        return None
+    return total / 1e9
+
+
 def machine() -> dict[str, Any]:
     model = ""
     with open("/proc/cpuinfo") as fh:
@@ -146,10 +164,13 @@ def run_corpus(key: str, corpus: Corpus, args: argparse.Namespace) -> dict[str, 
             colds["raw"].append(time.perf_counter() - started)
             print(f"raw cold: {colds['raw'][-1]:.2f} s (ready after {colds['raw_ready'][-1]:.2f} s), "
                   f"{len(first)} refs", flush=True)
-        assert raw is not None
+        if raw is None:  # --cold-rounds 0: both sides start unmeasured
+            codeagent_refs(root, rel, line, col)
+            raw = start_raw(command, root, corpus, rel, args.raw_settings)
+            raw.references(root / rel, line - 1, col - 1)
         # Also the median of each pair's ratio: neighbours in time share the machine's load, which
         # on a shared machine moves more than anything measured here.
-        report["cold"] = {"target": name, "samples": colds,
+        report["cold"] = {} if not colds["raw"] else {"target": name, "samples": colds,
                           "paired_ratio": statistics.median(c / r for c, r in zip(colds["codeagent"], colds["raw"], strict=True)),
                           **{f"{k}_s": statistics.median(v) for k, v in colds.items()}}
 
@@ -163,7 +184,9 @@ def run_corpus(key: str, corpus: Corpus, args: argparse.Namespace) -> dict[str, 
             data = got.get("data") or {}
             targets[name] = {"raw_count": len(want), "codeagent_count": data.get("count"),
                              "missing": sorted(want - codeagent_locations(data))[:20],
-                             "samples": {"raw": [], "cli": [], "daemon": []}}
+                             "samples": {"raw": [], "cli": [], "daemon": [], "daemon_cpu": []}}
+        pinged = daemon.ping()
+        daemon_pid = pinged.get("pid") if isinstance(pinged, dict) else None
         failures: list[str] = []
         for rnd in range(args.rounds):
             for name, rel, line, col in corpus.targets:
@@ -173,11 +196,13 @@ def run_corpus(key: str, corpus: Corpus, args: argparse.Namespace) -> dict[str, 
                 try:
                     dt, _out = codeagent_refs(root, rel, line, col)
                     s["cli"].append(dt)
-                    started = time.perf_counter()
+                    cpu, started = process_cpu(daemon_pid), time.perf_counter()
                     result = daemon.call_tool("find_references", call_args(rel, line, col))
                     if not result["success"]:
                         raise RuntimeError(result["error"])
                     s["daemon"].append(time.perf_counter() - started)
+                    if cpu is not None and (after := process_cpu(daemon_pid)) is not None:
+                        s["daemon_cpu"].append(after - cpu)
                 except Exception as exc:  # noted and left out of the figures, never hidden
                     failures.append(f"round {rnd + 1} {name}: {exc}")
                     print(f"FAILED: {failures[-1][:500]}", flush=True)
@@ -199,27 +224,29 @@ def run_corpus(key: str, corpus: Corpus, args: argparse.Namespace) -> dict[str, 
 def print_table(reports: dict[str, dict[str, Any]], info: dict[str, Any]) -> None:
     print("\n## find_references: raw language server vs codeagent (seconds, medians)\n")
     print("| corpus | symbol | refs raw / codeagent (missing) | cold raw | cold codeagent | cold ratio "
-          "| warm raw | CLI process | CLI − raw | in daemon | daemon / raw |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| warm raw | CLI process | CLI − raw | in daemon | daemon / raw | daemon CPU |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for rep in reports.values():
         cold = rep["cold"]
         for name, t in rep["targets"].items():
-            is_cold = name == cold["target"]
+            is_cold = bool(cold) and name == cold["target"]
             paired = f" ({cold['paired_ratio']:.2f}×)" if "paired_ratio" in cold else ""
             c = (f"{cold['raw_s']:.2f} | {cold['codeagent_s']:.2f} | {cold['codeagent_s'] / cold['raw_s']:.2f}×{paired}"
                  if is_cold else "| |")
             raw, cli, dmn = t.get("raw_p50_s"), t.get("cli_p50_s"), t.get("daemon_p50_s")
             dp = t.get("daemon_paired_ratio")
+            cpu = t.get("daemon_cpu_p50_s")
             warm = (f"{raw:.3f} | {cli:.3f} | {cli - raw:+.3f} | {dmn:.3f} | {dmn / raw:.2f}×"
-                    + (f" ({dp:.2f}×)" if dp else "")
-                    if raw and cli and dmn else "n/a | | | |")
+                    + (f" ({dp:.2f}×)" if dp else "") + (f" | {cpu:.3f}" if cpu is not None else " | n/a")
+                    if raw and cli and dmn else "n/a | | | | |")
             print(f"| {rep['corpus']} ({rep['files']} files) | {name} | {t['raw_count']} / {t['codeagent_count']} "
                   f"({len(t['missing'])}) | {c} | {warm} |")
     m = info["machine"]
     print(f"\nmachine: {m['cpu']}, {m['cpus']} cores, {m['mem_gib']} GiB, Linux {m['kernel']}, "
           f"Python {m['python']}; load average "
           + "; ".join(f"{r['corpus']}: {r['load_start'][0]:.1f} → {r['load_end'][0]:.1f}" for r in reports.values()))
-    print("(in brackets: the median of each alternating pair's ratio)")
+    print("(in brackets: the median of each alternating pair's ratio; daemon CPU: the daemon process's own CPU "
+          "seconds per request, its servers excluded)")
     print(f"targets: cold ≤ 1.00× raw; CLI ≤ raw + {CLI_SLACK_S:.2f} s; in daemon ≤ {DAEMON_RATIO:.2f}× raw")
     for rep in reports.values():
         for f in rep["failures"]:

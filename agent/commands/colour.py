@@ -45,7 +45,7 @@ def print_text(text: str, stream: TextIO | None = None) -> None:
     """`print(text)`, coloured when the stream is a terminal that wants colour."""
     out = stream or sys.stdout
     if not wanted(out):
-        print(text, file=out)
+        out.write(text + "\n")  # (print's two writes are two system calls on an unbuffered stdout)
         return
     from rich.console import Console
     from rich.text import Text

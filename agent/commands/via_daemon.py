@@ -13,9 +13,9 @@ fingerprint it does not know, `--no-daemon`, `--compare`, anything unusual in th
 
 from __future__ import annotations
 
+import _socket  # the C module: socket.py's import builds its enums (~3 ms of a warm call)
 import argparse
 import os
-import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +29,19 @@ from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, emit, print_js
 REQUEST_TIMEOUT = 3600.0  # a warm daemon answers in well under a second; this only bounds a hang
 
 
+class _Unsized(argparse.HelpFormatter):
+    """A width given: argparse makes a formatter per add_argument (to check metavars), and without
+    one each imports shutil and asks the terminal its size (~3 ms of a warm call). This parser
+    never prints help or usage."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=80)
+
+
 class _Quiet(argparse.ArgumentParser):
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog=prog, add_help=False, formatter_class=_Unsized)
+
     def error(self, message: str) -> Any:  # no usage text here: the normal path prints it
         raise UsageError(message)
 
@@ -37,7 +49,7 @@ class _Quiet(argparse.ArgumentParser):
 def _parser(command: str) -> argparse.ArgumentParser:
     """The command's own grammar (arguments.py, navigation_arguments.py), without help: the
     normal path prints usage."""
-    p = _Quiet(prog=f"codeagent {command}", add_help=False)
+    p = _Quiet(f"codeagent {command}")
     own = ARGUMENTS[command] if command in TOOLS else navigation.ARGUMENTS[command]
     for flags, kw in (*own, *COMMON, NO_DAEMON):
         p.add_argument(*flags, **kw)
@@ -56,7 +68,7 @@ def try_fast(argv: Sequence[str]) -> int | None:
     reply = _ask(call.root, call.tool, call.tool_args)
     if reply is None:
         return None
-    return print_result(call, reply["result"])
+    return print_result(call, reply["result"], reply.get("encoded"))
 
 
 class SemanticCall(NamedTuple):  # (not a dataclass: that import costs the fast path ~10 ms)
@@ -89,12 +101,13 @@ def semantic_call(argv: Sequence[str]) -> SemanticCall | None:
     return SemanticCall(args, root, name, call_args)
 
 
-def print_result(call: SemanticCall, result: dict[str, Any]) -> int:
-    """Print a tool result exactly as the normal path does; the exit code."""
+def print_result(call: SemanticCall, result: dict[str, Any], encoded: bytes | None = None) -> int:
+    """Print a tool result exactly as the normal path does (`encoded`: the result as the daemon
+    sent it, printed as it is with --json); the exit code."""
     if not result.get("success") and (result.get("data") or {}).get("usage_error"):
         print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
         return EXIT_USAGE
-    code = emit(call.args.json, result)
+    code = emit(call.args.json, result, encoded=encoded)
     print_undo_hint(result, call.args.root)
     return code
 
@@ -103,7 +116,7 @@ def _try_tool(argv: Sequence[str]) -> int | None:
     """`codeagent tool NAME`: a read-only tool only (the daemon refuses the others, which then run
     in this process: a shell tool's --stream output and its sandbox belong to this terminal, and
     the journal and checks of an edit run where the user's command runs)."""
-    p = _Quiet(prog="codeagent tool", add_help=False)
+    p = _Quiet("codeagent tool")
     for flags, kw in tool_command.ARGUMENTS:
         p.add_argument(*flags, **kw)
     try:
@@ -125,35 +138,44 @@ def _try_tool(argv: Sequence[str]) -> int | None:
     if not result.get("success") and (result.get("data") or {}).get("usage_error"):
         print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
         return EXIT_USAGE
-    print_json(result)
+    print_json(result, reply.get("encoded"))
     return EXIT_OK if result.get("success") else EXIT_FAILED  # (read-only: nothing to undo)
 
 
 def _ask(root: Path, name: str, arguments: dict[str, Any], *, read_only: bool = False) -> dict[str, Any] | None:
+    """The daemon's reply, with "encoded": its result's bytes as sent (protocol.encoded_result);
+    None when no daemon answered this call."""
     from ..daemon.protocol import (
         DaemonError,
-        build_id,
+        daemon_socket,
+        decode_message,
+        encoded_result,
         inputs_id,
-        recv_message,
+        install_id,
+        recv_line,
         send_message,
-        state_dir,
     )
 
     try:
-        sock_path = state_dir(root) / "sock"
-        if not sock_path.exists():
+        sock_path = daemon_socket(root)
+        if sock_path is None:
             return None
-        message: dict[str, Any] = {"op": "tool", "build": build_id(), "inputs": inputs_id(root), "name": name, "args": arguments}
+        # Which installation asks, not a walk of its code: the daemon sees code changes itself.
+        message: dict[str, Any] = {"op": "tool", "build": install_id(), "inputs": inputs_id(root), "name": name, "args": arguments}
         if read_only:
             message["read_only"] = True
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
             sock.settimeout(5.0)
             sock.connect(str(sock_path))
             sock.settimeout(REQUEST_TIMEOUT)
             send_message(sock, message)
-            reply = recv_message(sock)
+            line = recv_line(sock)
+        finally:
+            sock.close()
+        reply = decode_message(line)
     except (OSError, DaemonError):
         return None
     if not reply.get("ok") or not isinstance(reply.get("result"), dict):
         return None  # another build, unknown settings, a daemon error: the normal path decides
-    return reply
+    return {**reply, "encoded": encoded_result(line, reply)}

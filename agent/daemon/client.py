@@ -24,8 +24,8 @@ from ..languages import server_language
 from .protocol import (
     DaemonError,
     NoDaemon,
-    build_id,
     inputs_id,
+    install_id,
     prune_states,
     recv_message,
     send_message,
@@ -49,13 +49,13 @@ class DaemonClient:
         self.fork = fork
         self.state = state_dir(root)
         self.sock_path = self.state / "sock"
-        self._build = build_id()
+        self._build = install_id()
         self._settings_id = settings_id(settings)
 
     # --------------------------------------------------------------- requests
     def request(self, op: str, *, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
         """Send one request to a running daemon; DaemonError if none answers."""
-        self._build = build_id()  # the code on disk now: a long-lived client must not pin an old build
+        self._build = install_id()  # (code changes under a daemon are its own watch's to see)
         # Settings that ignored part of the project file are never served by the fast path, which
         # builds no settings: each command then prints the warnings itself.
         inputs = None if self.settings.warnings else inputs_id(self.root)
@@ -136,8 +136,8 @@ class DaemonClient:
                 self._spawn(warm, warm_file, lock.fileno())
                 deadline = time.monotonic() + START_TIMEOUT
                 while time.monotonic() < deadline:
-                    # No socket yet, no ping: each costs a walk of the code (build_id), CPU the
-                    # starting daemon and its server need on a small machine.
+                    # No socket yet, no ping: CPU the starting daemon and its server need on a
+                    # small machine.
                     if self.sock_path.exists() and self.ping() is not None:
                         return
                     if self._exited():

@@ -33,8 +33,9 @@ from ..languages import server_language
 from ..semantic.name_occurrences import SourceListing, source_listing
 from ..semantic.sessions import notify_changed, session_for
 from .cached import CachedCalls
+from .codewatch import CodeWatch
 from .peer import refusal as peer_refusal
-from .protocol import DaemonError, build_id, recv_message, send_message, settings_id
+from .protocol import DaemonError, install_id, recv_message, send_message, settings_id
 from .upkeep import ServerUpkeep
 
 log = logging.getLogger("codeagent.daemon")
@@ -52,7 +53,8 @@ class Daemon:
         self.state = state
         self.settings = settings
         self.idle_timeout = settings.lsp.daemon_idle_timeout
-        self.build = build_id()
+        self.code = CodeWatch()  # before anything is compared: an edit from now on is seen
+        self.build = install_id()
         self.settings_id = settings_id(settings)
         self.known_inputs: set[str] = set()  # fingerprints (protocol.inputs_id) of these settings
         self.ctx = open_context(root, settings=settings)
@@ -119,6 +121,9 @@ class Daemon:
             except InterruptedError:
                 continue
             if not readable:
+                if self.code.changed():  # the next call gets a daemon with the new code at once
+                    log.info("codeagent's code changed: exiting")
+                    return
                 self.upkeep.stop_idle()
                 continue
             try:
@@ -162,7 +167,7 @@ class Daemon:
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         op = request.get("op")
-        if request.get("build") != self.build or ("settings" in request and request["settings"] != self.settings_id):
+        if request.get("build") != self.build or self.code.changed() or ("settings" in request and request["settings"] != self.settings_id):
             self.stopping = True
             return {"ok": False, "restart": True, "error": "daemon runs other code or settings; restarting"}
         inputs = request.get("inputs")
@@ -203,6 +208,7 @@ class Daemon:
         return {"ok": True, "result": result}
 
     def close(self) -> None:
+        self.code.close()
         self.ctx.close()
 
 

@@ -6,6 +6,10 @@ Which files count is ripgrep's choice in every mode (its ignore rules: .gitignor
 so a daemon and an in-process call report the same. A one-shot session asks `rg -l` (started at
 once, so it runs while the language server answers); a long-lived session (the daemon) keeps a
 `SourceListing` — `rg --files`, redone only when folders change — and searches file texts it holds.
+
+A query that left candidate files unchecked (the per-query bounds) hands them, in a long-lived
+session, to `continuations` (name_continuation.py): they are parsed between requests, so the next
+query for the name finds them cached instead of parsing them after its answer came.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import os
 import subprocess
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..languages import server_language, suffixes_of, syntax_language
@@ -24,6 +28,7 @@ from ..ripgrep import find_rg
 from ..toolcontext import ToolContext
 from ..walk import iter_files
 from .filecache import file_cache
+from .name_continuation import continuations
 from .watch import NewFileWatcher
 
 MAX_FILES = 5_000
@@ -69,6 +74,7 @@ class SourceListing:
         self.ctx = ctx
         self.watcher = NewFileWatcher(ctx.workspace.root)
         self.ready = False  # every source file's text is in the session's cache
+        self.between: Callable[[], object] | None = None  # prefetch's `between`: the daemon's "no request now"
         self._files: dict[str, list[str]] = {}
         self._lock = threading.Lock()
 
@@ -111,6 +117,7 @@ class SourceListing:
     def prefetch(self, between: Callable[[], object] | None = None) -> None:
         """Read every source file into the session's cache; searches then run in memory.
         `between` is called before each file (the daemon waits there while a request runs)."""
+        self.between = between
         cache = file_cache(self.ctx)
         cache.index_words()
         for family in _FAMILY_GLOBS:
@@ -138,6 +145,8 @@ class NameSearch:
         self._result: concurrent.futures.Future[list[str]] | None = None
         listing = source_listing(ctx) if ctx.has_service(_LISTING) else None
         self._listing = listing if listing is not None and listing.ready else None
+        self.listing = self._listing  # a long-lived session's listing (None: a one-shot search)
+        self.known = {}
         rg = find_rg(self.ctx.workspace.root)
         if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
             cmd = [*_rg_command(rg, ctx, family), "--files-with-matches", "--word-regexp", "--fixed-strings",
@@ -161,6 +170,7 @@ class NameSearch:
         return self
 
     _stopped: threading.Event | None = None
+    known: dict[str, list[tuple[int, int]]]  # rel -> code occurrences found while the server answered
 
     def stop_preparing(self) -> None:
         """The answer is in: whoever needs a file's occurrences from now on parses it itself."""
@@ -168,20 +178,29 @@ class NameSearch:
             self._stopped.set()
 
     def _prepare(self) -> None:
+        """While the server computes: each candidate's code occurrences, from the cache or parsed
+        (at most MAX_CHECKED_FILES files / MAX_CHECKED_CHARS characters), into `known`, so that
+        after the answer only the filtering by confirmed positions is left."""
         assert self._result is not None and self._stopped is not None
         try:
             files = self._result.result()
         except Exception:
             return
         cache = file_cache(self.ctx)
-        chars = 0
-        for rel in files[:MAX_CHECKED_FILES]:
-            if self._stopped.is_set() or chars >= MAX_CHECKED_CHARS:
+        known = self.known
+        chars = parsed = 0
+        for rel in files:
+            if self._stopped.is_set():
                 return
-            language = syntax_language(rel)
-            if language is not None and cache.cached_occurrences(rel, self.name) is None:
+            found = cache.cached_occurrences(rel, self.name)
+            if found is None:
+                language = syntax_language(rel)
+                if language is None or parsed >= MAX_CHECKED_FILES or chars >= MAX_CHECKED_CHARS:
+                    continue
+                parsed += 1
                 chars += len(cache.text(rel) or "")
-                cache.code_occurrences(rel, language, self.name)
+                found = cache.code_occurrences(rel, language, self.name)
+            known[rel] = found
 
     def files(self) -> list[str]:
         """Workspace-relative paths, sorted (at most MAX_FILES)."""
@@ -274,6 +293,7 @@ class Unconfirmed:
 
     hits: list[CodeHit]
     unchecked: int = 0
+    left: list[str] = field(default_factory=list)  # the unchecked files
 
 
 def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, set[tuple[int, int]]],
@@ -285,12 +305,15 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
     checked = chars = 0
     files = search.files()
     search.stop_preparing()
+    prepared = search.known
     cache = file_cache(ctx)
     for rel in files:
         if rel == exclude:
             continue
         only = confirmed.get(rel, set())
-        known = cache.cached_occurrences(rel, search.name)  # parsed already (during the request)
+        known = prepared.get(rel)  # looked up or parsed while the server answered
+        if known is None:
+            known = cache.cached_occurrences(rel, search.name)
         if known is not None:
             out.hits.extend(CodeHit(rel, ln, col) for ln, col in known if (ln, col) not in only)
             continue
@@ -299,8 +322,11 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
             continue
         if checked >= MAX_CHECKED_FILES or chars >= max_chars:
             out.unchecked += 1
+            out.left.append(rel)
             continue
         checked += 1
         chars += len(text)
         out.hits.extend(code_hits(ctx, rel, search.name, only=only))
+    if out.left and search.listing is not None:  # a daemon: parse the rest before the next query
+        continuations(ctx).submit(search.name, out.left, search.listing.between)
     return out

@@ -22,6 +22,7 @@ class Page:
     # every reference of the page, for data: [{path, groups: [{in, kind, hits: [{line, column, ...}]}]}]
     files: list[dict[str, Any]] = field(default_factory=list)
     text: list[str] = field(default_factory=list)  # what fits the budget
+    whole_text: list[str] = field(default_factory=list)  # with `whole`: every reference of the page
     listed: int = 0  # references in `text`
     in_page: int = 0  # references in `files`
     left_text: int = 0  # references of the page not in `text`
@@ -46,9 +47,11 @@ class Page:
 
 
 def page(refs: Refs, line_of: Callable[[str, int], str], where: Where, *, offset: int, limit: int,
-         budget: int) -> Page:
+         budget: int, whole: bool = False) -> Page:
     """References `offset`..`offset+limit` in file order; `text` holds the first ones whose lines
-    (with their file and group headers) fit in `budget` characters."""
+    (with their file and group headers) fit in `budget` characters. With `whole`, `whole_text` is
+    the text of every one, as with an unlimited budget (the same pass: a second one over 1,500
+    references costs as much as the first)."""
     out = Page()
     seen = 0
     used = 0
@@ -56,7 +59,9 @@ def page(refs: Refs, line_of: Callable[[str, int], str], where: Where, *, offset
     for rel in sorted(refs):
         groups: list[dict[str, Any]] = []
         rows: list[str] = []
+        all_rows: list[str] = []
         shown_group = None  # the group whose header the text has printed last
+        whole_group = None  # ... and the whole text
         for ln, col, eln, ecol in refs[rel]:
             seen += 1
             if seen <= offset:
@@ -70,9 +75,14 @@ def page(refs: Refs, line_of: Callable[[str, int], str], where: Where, *, offset
             groups[-1]["hits"].append({"line": ln + 1, "column": col + 1, "end_line": eln + 1,
                                        "end_column": ecol + 1, "text": text})
             out.in_page += 1
+            row = f"    {ln + 1}:{col + 1}  {text}"
+            if whole:
+                if whole_group is not groups[-1]:
+                    all_rows.append(group_label(name, kind))
+                    whole_group = groups[-1]
+                all_rows.append(row)
             if text_full:
                 continue
-            row = f"    {ln + 1}:{col + 1}  {text}"
             header = group_label(name, kind) if shown_group is not groups[-1] else None
             extra = len(row) + 1 + (0 if rows else len(rel) + 1) + (len(header) + 1 if header else 0)
             if used + extra > budget:
@@ -89,15 +99,29 @@ def page(refs: Refs, line_of: Callable[[str, int], str], where: Where, *, offset
         if rows:
             out.text.append(rel)
             out.text.extend(rows)
+        if all_rows:
+            out.whole_text.append(rel)
+            out.whole_text.extend(all_rows)
         if out.in_page >= limit:
             break
-    # the references after the last one listed, per file (a file listed in part counts)
-    shown_to = offset + out.listed
+    out.left_files = left_after(refs, offset + out.listed)
+    out.left_text = out.in_page - out.listed
+    return out
+
+
+def whole_page(listed: Page, refs: Refs, offset: int) -> Page:
+    """What `page` with an unlimited budget says of `listed`'s page (built with `whole`)."""
+    return Page(files=listed.files, text=listed.whole_text, listed=listed.in_page, in_page=listed.in_page,
+                left_files=left_after(refs, offset + listed.in_page))
+
+
+def left_after(refs: Refs, shown_to: int) -> dict[str, int]:
+    """The references after the first `shown_to`, per file (a file listed in part counts)."""
+    left: dict[str, int] = {}
     count = 0
     for rel in sorted(refs):
         after = max(0, count + len(refs[rel]) - max(shown_to, count))
         if after:
-            out.left_files[rel] = after
+            left[rel] = after
         count += len(refs[rel])
-    out.left_text = out.in_page - out.listed
-    return out
+    return left

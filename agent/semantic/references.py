@@ -9,7 +9,6 @@ format 1 (before) was [{path, references: [...]}]."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,7 @@ from .hits import CHARS_PER_TOKEN, TOKEN_BUDGET
 from .lines import LineCache
 from .name_occurrences import NameSearch, unconfirmed_hits
 from .outlines import Outlines
-from .reference_page import page
+from .reference_page import page, whole_page
 from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path, inside_workspace
 
@@ -117,9 +116,9 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool,
                             exclude=target.path if source == "syntactic" else None)
     extra = scan.hits
     outlines = Outlines(ctx)
-    line_of, where = _memo(outlines.lines.line), _memo(outlines.where)  # a second page() pass reuses them
+    line_of, where = _memo(outlines.lines.line), _memo(outlines.where)  # the unconfirmed rows reuse them
     budget = max(1000, min(TOKEN_BUDGET * CHARS_PER_TOKEN, ctx.settings.workspace.max_output_chars - TAIL_RESERVE))
-    listed = page(refs.by_file, line_of, where, offset=offset, limit=limit, budget=budget)
+    listed = page(refs.by_file, line_of, where, offset=offset, limit=limit, budget=budget, whole=True)
     head = (f"{refs.count} reference(s) to {target.name} ({target.location}) in {len(refs.by_file)} file(s)"
             f" [{'complete' if complete else 'INCOMPLETE: ' + source}]")
     more = listed.note(refs.count, offset, f"codeagent refs {target.location}")
@@ -142,7 +141,7 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool,
     text = bounded("\n".join(out + tail), ctx.settings.workspace.max_output_chars)
     extra_data: dict[str, Any] = {}
     if listed.left_text:  # the page's whole text, for the CLI (which never cuts what was asked)
-        whole = page(refs.by_file, line_of, where, offset=offset, limit=limit, budget=sys.maxsize)
+        whole = whole_page(listed, refs.by_file, offset)
         rest = whole.note(refs.count, offset, f"codeagent refs {target.location}")
         extra_data["full_output"] = "\n".join([head, *notes, *whole.text, *([rest] if rest else []), *tail])
     return ToolResult.ok(

@@ -97,7 +97,9 @@ def resolve_target(
     language = syntax_language(real)
     if language is None:
         raise ToolFailure(f"{doc.path}: no semantic support for this kind of file (Python, TypeScript, JavaScript)")
-    lines = doc.text.split("\n")
+    # Only the lines up to the target (and the rest in one piece): to_position needs the target's
+    # line, and the line count only when the file is shorter (then this split is whole).
+    lines = doc.text.split("\n", line) if line >= 1 else doc.text.split("\n")
     pos = to_position(doc, line, column, lines)
     text_line = lines[pos.line]
     found = identifier_at(text_line, pos.character)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from clikit import interruptible
-from conftest import policy, task_of
+from eval_policy import policy, task_of
 from fake_openai import FakeOpenAI, Reply
 
 from agent.cli import main

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import policy
+from eval_policy import policy
 from fake_openai import FakeOpenAI
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'codeagent[ray]'")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import policy, task_of
+from eval_policy import policy, task_of
 from fake_openai import FakeOpenAI, Fault, Reply
 
 from agent.cli import main

@@ -3,12 +3,11 @@ for the module). Tests that write files undo their change before they end."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from semantic_helpers import Caller, copy_fixture, line_col, module_context, run_cli, tree
+from semantic_helpers import Caller, line_col, run_cli
 
 from agent.semantic.sessions import notify_changed
 from agent.toolcontext import ToolContext
@@ -16,25 +15,7 @@ from agent.toolcontext import ToolContext
 pytestmark = pytest.mark.timeout(600)
 
 
-@pytest.fixture(scope="module")
-def proj(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_fixture("navpy", tmp_path_factory.mktemp("nav"))
-
-
-@pytest.fixture(scope="module")
-def env(proj: Path) -> Iterator[tuple[ToolContext, Caller]]:
-    yield from module_context(proj)
-
-
-@pytest.fixture(scope="module")
-def pristine(proj: Path) -> dict[str, bytes]:
-    return tree(proj)
-
-
-@pytest.fixture
-def call(env: tuple[ToolContext, Caller], proj: Path, pristine: dict[str, bytes]) -> Iterator[Caller]:
-    yield env[1]
-    assert tree(proj) == pristine, "a test left the workspace changed"
+FIXTURE = "navpy"  # the project the shared fixtures (conftest.py) copy, one per module
 
 
 def hits(files: list[dict[str, Any]]) -> list[tuple[str, str, str]]:

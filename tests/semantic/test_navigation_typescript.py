@@ -3,12 +3,11 @@ on fixtures/navts. Tests that write files undo their change before they end."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from semantic_helpers import Caller, copy_fixture, line_col, module_context, refs_of, run_cli, tree
+from semantic_helpers import Caller, line_col, refs_of, run_cli
 
 from agent.semantic.sessions import notify_changed
 from agent.toolcontext import ToolContext
@@ -16,25 +15,7 @@ from agent.toolcontext import ToolContext
 pytestmark = pytest.mark.timeout(600)
 
 
-@pytest.fixture(scope="module")
-def proj(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_fixture("navts", tmp_path_factory.mktemp("navts"))
-
-
-@pytest.fixture(scope="module")
-def env(proj: Path) -> Iterator[tuple[ToolContext, Caller]]:
-    yield from module_context(proj)
-
-
-@pytest.fixture(scope="module")
-def pristine(proj: Path) -> dict[str, bytes]:
-    return tree(proj)
-
-
-@pytest.fixture
-def call(env: tuple[ToolContext, Caller], proj: Path, pristine: dict[str, bytes]) -> Iterator[Caller]:
-    yield env[1]
-    assert tree(proj) == pristine, "a test left the workspace changed"
+FIXTURE = "navts"  # the project the shared fixtures (conftest.py) copy, one per module
 
 
 def test_type_through_an_inferred_generic(call: Caller, proj: Path) -> None:

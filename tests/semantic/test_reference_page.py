@@ -60,3 +60,51 @@ def test_module_names() -> None:
     assert module_name("shapes/__init__.py") == "shapes"
     assert module_name("setup.py") == "setup"
     assert module_name("src/components/Panel.tsx") == "src/components/Panel"
+
+
+def test_the_whole_text_of_a_cut_page_is_the_unlimited_page(tmp_path: Path) -> None:
+    """find_references builds the CLI's whole page in the pass that cuts the model's text
+    (`whole`): it must say exactly what a pass with an unlimited budget says, for any cut."""
+    from agent.semantic.reference_page import whole_page
+
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n\n\nclass C:\n    def m(self):\n        f()\n"
+                                   + "".join(f"z{i} = f()\n" for i in range(30)))
+    (tmp_path / "b.py").write_text("".join(f"def g{i}():\n    f()\n" for i in range(20)))
+    refs = {"a.py": [(0, 4, 0, 5), (6, 8, 6, 9)] + [(7 + i, 5 + len(str(i)), 7 + i, 6 + len(str(i))) for i in range(30)],
+            "b.py": [(2 * i + 1, 4, 2 * i + 1, 5) for i in range(20)]}
+    total = 52
+    ctx = open_context(tmp_path, settings=Settings())
+    try:
+        outlines = Outlines(ctx)
+        for offset, limit, budget in [(0, 1000, 200), (0, 1000, 10**9), (5, 20, 150), (40, 1000, 50), (0, 3, 10**9),
+                                      (10, 1000, 0)]:
+            cut = page(refs, outlines.lines.line, outlines.where, offset=offset, limit=limit, budget=budget, whole=True)
+            unlimited = page(refs, outlines.lines.line, outlines.where, offset=offset, limit=limit, budget=10**12)
+            whole = whole_page(cut, refs, offset)
+            assert whole.text == unlimited.text and whole.files == unlimited.files
+            assert whole.note(total, offset, "refs") == unlimited.note(total, offset, "refs")
+            assert cut.text == page(refs, outlines.lines.line, outlines.where, offset=offset, limit=limit,
+                                    budget=budget).text  # `whole` changes nothing else
+    finally:
+        ctx.close()
+
+
+def test_a_target_is_found_on_any_line_and_a_line_past_the_end_names_the_line_count(tmp_path: Path) -> None:
+    """resolve_target splits the text only up to the target's line: the first, a middle and the
+    last line resolve, and a line past the end gives the file's exact line count."""
+    import pytest
+
+    from agent.errors import ToolFailure
+    from agent.semantic.target import resolve_target
+
+    (tmp_path / "m.py").write_text("alpha = 1\nbeta = alpha\n\ngamma = beta\n", encoding="utf-8")
+    ctx = open_context(tmp_path, settings=Settings())
+    try:
+        for line, column, name in [(1, 1, "alpha"), (2, 8, "alpha"), (4, 9, "beta")]:
+            target = resolve_target(ctx, "m.py", line, column, None)
+            assert (target.name, target.pos.line, target.pos.character) == (name, line - 1, column - 1)
+        for line in (6, 99, 0):
+            with pytest.raises(ToolFailure, match=r"outside the file \(1-5\)"):
+                resolve_target(ctx, "m.py", line, 1, None)
+    finally:
+        ctx.close()

@@ -7,12 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from semantic_helpers import Caller, copy_fixture, line_col, module_context, refs_of, tree
+from semantic_helpers import Caller, line_col, refs_of, tree
 
 from agent.refactor import EditPlan
 from agent.refactor.rename import rename_passes
@@ -25,25 +24,7 @@ pytestmark = pytest.mark.timeout(600)
 GEOMETRY = "shapes/geometry.py"
 
 
-@pytest.fixture(scope="module")
-def proj(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_fixture("pyproj", tmp_path_factory.mktemp("py"))
-
-
-@pytest.fixture(scope="module")
-def env(proj: Path) -> Iterator[tuple[ToolContext, Caller]]:
-    yield from module_context(proj)
-
-
-@pytest.fixture(scope="module")
-def pristine(proj: Path) -> dict[str, bytes]:
-    return tree(proj)
-
-
-@pytest.fixture
-def call(env: tuple[ToolContext, Caller], proj: Path, pristine: dict[str, bytes]) -> Iterator[Caller]:
-    yield env[1]
-    assert tree(proj) == pristine, "a test left the workspace changed"
+FIXTURE = "pyproj"  # the project the shared fixtures (conftest.py) copy, one per module
 
 
 def changed_lines(proj: Path, pristine: dict[str, bytes]) -> dict[str, list[tuple[str, str]]]:

@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from semantic_helpers import Caller, copy_fixture, line_col, module_context, refs_of, tree
+from semantic_helpers import Caller, line_col, refs_of, tree
 
 from agent.toolcontext import ToolContext
 
 pytestmark = pytest.mark.timeout(600)
 
 
-@pytest.fixture(scope="module")
-def proj(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_fixture("tsproj", tmp_path_factory.mktemp("ts"))
-
-
-@pytest.fixture(scope="module")
-def env(proj: Path) -> Iterator[tuple[ToolContext, Caller]]:
-    yield from module_context(proj)
-
-
-@pytest.fixture(scope="module")
-def pristine(proj: Path) -> dict[str, bytes]:
-    return tree(proj)
-
-
-@pytest.fixture
-def call(env: tuple[ToolContext, Caller], proj: Path, pristine: dict[str, bytes]) -> Iterator[Caller]:
-    yield env[1]
-    assert tree(proj) == pristine, "a test left the workspace changed"
+FIXTURE = "tsproj"  # the project the shared fixtures (conftest.py) copy, one per module
 
 
 def test_tsx_component_references(call: Caller) -> None:

@@ -135,3 +135,20 @@ def test_a_file_replaced_with_the_same_size_and_mtime_is_parsed_again(tree: Path
     os.utime(tree, (OLD, OLD))
     replaced, loaded = index(tree)
     assert loaded and (replaced["files"], replaced["parsed"]) == (3, 1)
+
+
+def test_the_console_script_answers_a_warm_index_without_the_cli_or_the_daemon_client(tree: Path) -> None:
+    """The `codeagent` script (agent/entry.py) sends `index` to the fast path before anything
+    else loads: neither agent.cli, nor the daemon client, nor tree-sitter is imported."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "agent.entry", "index", "--root", str(tree),
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    warm = json.loads(done.stdout)
+    assert (warm["files"], warm["parsed"], warm["removed"]) == (3, 0, 0)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "agent.commands.index_fast" in imported
+    assert not {"agent.cli", "agent.commands.via_daemon", "tree_sitter"} & imported
+    (tree / "a.py").write_text("def alpha():\n    return 22\n")  # changed (and racy): the full command runs
+    done = subprocess.run([sys.executable, "-m", "agent.entry", "index", "--root", str(tree), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and json.loads(done.stdout)["parsed"] == 1, done.stderr

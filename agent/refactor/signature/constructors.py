@@ -27,8 +27,8 @@ from lsp_bridge.types import FileLocation, Position
 from ..rename.hierarchy import ClassRef, Hierarchy, Member, class_ref
 from ..rename.pysource import PySource, ancestors, class_body_members, text_of
 from ..rename.sources import Sources
+from .class_walk import walk_class_references
 
-MAX_CLASSES = 200  # classes whose references are asked for (the family and inheriting subclasses)
 TYPE_CHECKS = frozenset({"isinstance", "issubclass", "type", "cast", "TypeVar", "NewType"})
 
 
@@ -63,36 +63,24 @@ def class_uses(sources: Sources, classes: list[tuple[PySource, ts.Node]],
                references: Callable[[Path, Position], list[FileLocation]]) -> tuple[list[ClassUse], list[str]]:
     """Every use of the classes (and of their subclasses that inherit `__init__`, transitively) in
     the workspace; the second list says what could not be searched (too many classes)."""
-    queue = list(classes)
-    done: set[tuple[Path, int]] = set()
-    seen: set[tuple[Path, int]] = set()
     uses: list[ClassUse] = []
-    notes: list[str] = []
-    while queue:
-        src, cls = queue.pop(0)
-        if (src.path, cls.start_byte) in done:
-            continue
-        done.add((src.path, cls.start_byte))
-        if len(done) > MAX_CLASSES:
-            notes.append(f"more than {MAX_CLASSES} classes inherit this constructor; nothing was changed")
-            break
-        name = cls.child_by_field_name("name")
-        assert name is not None
-        for loc in references(src.path, src.position(name.start_point)):
-            if not sources.in_workspace(loc.path):
-                continue
-            use_src = sources.parsed(loc.path)
-            ident = use_src.identifier_at(loc.range.start) if use_src is not None else None
-            if use_src is None or ident is None or (use_src.path, ident.start_byte) in seen:
-                continue
-            seen.add((use_src.path, ident.start_byte))
-            kind, node = _kind(ident)
-            if kind == "call":
-                uses.append(ClassUse(use_src, ident, text_of(name), node))
-            elif kind == "value":
-                uses.append(ClassUse(use_src, ident, text_of(name), None))
-            elif kind == "base" and node is not None and not class_body_members(node, "__init__"):
-                queue.append((use_src, node))  # a subclass inheriting the constructor: its calls too
+
+    def name_at(loc: FileLocation) -> tuple[PySource, ts.Node] | None:
+        src = sources.parsed(loc.path) if sources.in_workspace(loc.path) else None
+        ident = src.identifier_at(loc.range.start) if src is not None else None
+        return (src, ident) if src is not None and ident is not None else None
+
+    def visit(src: PySource, ident: ts.Node, cls: str) -> list[tuple[PySource, ts.Node]]:
+        kind, node = _kind(ident)
+        if kind == "call":
+            uses.append(ClassUse(src, ident, cls, node))
+        elif kind == "value":
+            uses.append(ClassUse(src, ident, cls, None))
+        elif kind == "base" and node is not None and not class_body_members(node, "__init__"):
+            return [(src, node)]  # a subclass inheriting the constructor: its calls too
+        return []
+
+    notes = walk_class_references(classes, references, name_at, visit)
     return uses, notes
 
 

@@ -19,6 +19,7 @@ import tree_sitter as ts
 from lsp_bridge.types import FileLocation, Position
 
 from ..rename.pysource import ancestors, text_of
+from .class_walk import walk_class_references
 
 
 class TsSource(Protocol):
@@ -29,7 +30,6 @@ class TsSource(Protocol):
     def position(self, point: ts.Point | tuple[int, int]) -> Position: ...
     def name_at(self, pos: Position) -> ts.Node | None: ...
 
-MAX_CLASSES = 200
 CLASSES = ("class_declaration", "abstract_class_declaration", "class")
 
 
@@ -72,41 +72,27 @@ def class_uses(classes: Sequence[tuple[TsSource, ts.Node]], parsed: Callable[[Pa
                references: Callable[[Path, Position], list[FileLocation]]) -> tuple[list[NewUse], list[str]]:
     """`new C(...)`, `super(...)` of direct subclasses with their own constructor, and value uses, for
     the classes and (transitively) their subclasses without a constructor."""
-    queue = list(classes)
-    done: set[tuple[Path, int]] = set()
-    seen: set[tuple[Path, int]] = set()
     uses: list[NewUse] = []
-    notes: list[str] = []
-    while queue:
-        src, cls = queue.pop(0)
-        if (src.path, cls.start_byte) in done:
-            continue
-        done.add((src.path, cls.start_byte))
-        if len(done) > MAX_CLASSES:
-            notes.append(f"more than {MAX_CLASSES} classes inherit this constructor; nothing was changed")
-            break
-        name = cls.child_by_field_name("name")
-        if name is None:
-            continue
-        for loc in references(src.path, src.position(name.start_point)):
-            if not in_workspace(loc.path):
-                continue
-            use_src = parsed(loc.path)
-            node = use_src.name_at(loc.range.start) if use_src is not None else None
-            if use_src is None or node is None or (use_src.path, node.start_byte) in seen:
-                continue
-            seen.add((use_src.path, node.start_byte))
-            kind, found = _kind(node)
-            if kind == "new":
-                uses.append(NewUse(use_src, node, text_of(name), found))
-            elif kind == "value":
-                uses.append(NewUse(use_src, node, text_of(name), None))
-            elif kind == "extends" and found is not None:
-                ctor = own_constructor(found)
-                if ctor is None:
-                    queue.append((use_src, found))  # inherits the constructor: its `new` calls too
-                else:
-                    uses.extend(NewUse(use_src, args, text_of(name), args) for args in super_calls(ctor))
+
+    def name_at(loc: FileLocation) -> tuple[TsSource, ts.Node] | None:
+        src = parsed(loc.path) if in_workspace(loc.path) else None
+        node = src.name_at(loc.range.start) if src is not None else None
+        return (src, node) if src is not None and node is not None else None
+
+    def visit(src: TsSource, node: ts.Node, cls: str) -> list[tuple[TsSource, ts.Node]]:
+        kind, found = _kind(node)
+        if kind == "new":
+            uses.append(NewUse(src, node, cls, found))
+        elif kind == "value":
+            uses.append(NewUse(src, node, cls, None))
+        elif kind == "extends" and found is not None:
+            ctor = own_constructor(found)
+            if ctor is None:
+                return [(src, found)]  # inherits the constructor: its `new` calls too
+            uses.extend(NewUse(src, args, cls, args) for args in super_calls(ctor))
+        return []
+
+    notes = walk_class_references(classes, references, name_at, visit)
     return uses, notes
 
 
