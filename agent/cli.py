@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json, print_undo_hint
 from .commands.tool_command import ARGUMENTS as TOOL_ARGUMENTS
-from .commands.tool_command import STARTS_DAEMON, parse_args_json
+from .commands.tool_command import STARTS_DAEMON, TOOL_HOMES, parse_args_json
 from .errors import CodeagentError, ToolUsageError
 
 if TYPE_CHECKING:
@@ -30,9 +30,12 @@ __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_
 
 
 def cmd_tool(args: argparse.Namespace) -> int:
-    from .bootstrap import load_all_tools
+    from .bootstrap import load_all_tools, load_tools
 
-    registry = load_all_tools()
+    home = TOOL_HOMES.get(args.name)
+    registry = load_tools(home) if home else load_all_tools()
+    if args.name not in registry.names():  # (a tool moved to another module: TOOL_HOMES is stale)
+        registry = load_all_tools()
     raw = parse_args_json(args.args)
     try:
         tool, params = registry.validate(args.name, raw)

@@ -13,15 +13,16 @@ import codecs
 import contextlib
 import re
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from .errors import ToolFailure, WorkspaceError
 from .grep_rg import RgUnusable, rg_batches
-from .grep_types import Budget, FileHits, Source
+from .grep_types import Budget, FileHits, Recheck, Source
 from .grep_types import Query as Query
+from .grep_types import StaleSelection as StaleSelection
 from .ripgrep import find_rg
 from .textcodec import decode_raw
 
@@ -174,10 +175,12 @@ def _collect(
 
 def search(
     files: Sequence[Source], query: Query, *, engine: Engine = "auto", timeout: float = 60.0,
-    root: Path | None = None,
+    root: Path | None = None, recheck: Callable[[], bool] | None = None,
 ) -> Outcome:
     """Search `files` ((real path, display name), in the order results should come) for `query`;
-    `root` is the workspace (no rg inside it runs)."""
+    `root` is the workspace (no rg inside it runs). `recheck` (false: `files` is out of date,
+    StaleSelection is raised) runs once rg has started, or before Python reads a file."""
+    once = Recheck(recheck)
     outcome = Outcome(files_searched=len(files))
     rg = find_rg(root) if engine in ("auto", "ripgrep") else None
     if engine == "ripgrep" and rg is None:
@@ -188,8 +191,9 @@ def search(
         if rg is not None:
             try:
                 outcome.engine = "ripgrep"
-                _collect(outcome, rg_batches(rg, files, query, budget), query, budget, decoder)
+                _collect(outcome, rg_batches(rg, files, query, budget, once), query, budget, decoder)
                 outcome.timed_out = budget.expired()
+                once()
                 return outcome
             except RgUnusable as exc:
                 if engine == "ripgrep":
@@ -198,9 +202,11 @@ def search(
                 outcome = Outcome(files_searched=len(files), note="ripgrep could not run this pattern; searched with Python's re")
                 budget = Budget(query.max_results, budget.deadline)
         outcome.engine = "python"
+        once()
         _collect(outcome, _python_batches(files, query, budget), query, budget, decoder)
     except TimeoutError:
         pass
+    once()
     outcome.timed_out = budget.expired()
     return outcome
 

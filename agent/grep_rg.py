@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
 from typing import IO
 
@@ -63,7 +63,10 @@ def _grow_pipe(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, CHUNK)
 
 
-def _rg_batch(rg: str, query: Query, batch: Sequence[Source], keep: int, deadline: float) -> list[FileHits]:
+def _rg_batch(rg: str, query: Query, batch: Sequence[Source], keep: int, deadline: float,
+              started: Callable[[], None] | None = None) -> list[FileHits]:
+    """`started` runs once rg runs (it may raise, which stops rg): the caller's last check of
+    its file list, done while rg begins its search."""
     keys = [str(path) for path, _ in batch]
     names = dict(zip(keys, [name for _, name in batch], strict=True))
     order = dict(zip(keys, range(len(keys)), strict=True))
@@ -75,12 +78,14 @@ def _rg_batch(rg: str, query: Query, batch: Sequence[Source], keep: int, deadlin
     timer.start()
     assert proc.stdout is not None and proc.stderr is not None
     try:
+        _grow_pipe(proc.stdout.fileno())
+        if started is not None:
+            started()
         if query.context_lines:
             found = _read_with_context(proc.stdout, names, keep, query.context_lines)
         else:  # matches are only counted, and kept unparsed while a result may show them
             scan = CountedScan(names, order, keep)
             fd = proc.stdout.fileno()
-            _grow_pipe(fd)
             while data := os.read(fd, CHUNK):
                 scan.feed(data)
             scan.close()
@@ -160,8 +165,9 @@ def _batched(files: Sequence[Source]) -> Iterator[list[Source]]:
         start = stop
 
 
-def rg_batches(rg: str, files: Sequence[Source], query: Query, budget: Budget) -> Iterator[list[FileHits]]:
+def rg_batches(rg: str, files: Sequence[Source], query: Query, budget: Budget,
+               started: Callable[[], None] | None = None) -> Iterator[list[FileHits]]:
     for batch in _batched(files):
         if budget.expired():
             return
-        yield _rg_batch(rg, query, batch, max(budget.remaining, 0), budget.deadline)
+        yield _rg_batch(rg, query, batch, max(budget.remaining, 0), budget.deadline, started)

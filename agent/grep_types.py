@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,11 @@ def line_bytes(lines: dict[str, str]) -> bytes:
     return base64.b64decode(lines.get("bytes", ""))
 
 
+class StaleSelection(Exception):
+    """The caller's last check of its file list (`search(recheck=...)`) failed: its answer would
+    not be the fresh walk's; the caller walks again."""
+
+
 @dataclass(slots=True)
 class Budget:
     remaining: int
@@ -59,3 +65,16 @@ class Budget:
 
     def expired(self) -> bool:
         return time.monotonic() > self.deadline
+
+
+class Recheck:
+    """A caller's check of its file list, run once: as soon as ripgrep runs (so the two overlap),
+    or before the Python engine reads, or at the latest before the answer is given."""
+
+    def __init__(self, check: Callable[[], bool] | None):
+        self._check = check
+
+    def __call__(self) -> None:
+        check, self._check = self._check, None
+        if check is not None and not check():
+            raise StaleSelection

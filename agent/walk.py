@@ -100,14 +100,15 @@ def skip_dir(path: Path, rules: IgnoreRules | None) -> bool:
     return rules is not None and rules.ignored(path, True)
 
 
-def _link_leaves(path: str, root: str) -> bool:
+def link_leaves(path: str, root: str) -> bool:
+    """Whether a symlinked file leads out of `root` (a real path) or to something not a file."""
     real = os.path.realpath(path)
     return not real.startswith(root + os.sep) or not os.path.isfile(real)
 
 
 def skip_file(path: Path, root: Path, rules: IgnoreRules | None) -> bool:
     """True for files the walk leaves out: our temp files, symlinks leading out, ignored files."""
-    if path.name.endswith(TEMP_SUFFIX) or (path.is_symlink() and _link_leaves(str(path), str(root))):
+    if path.name.endswith(TEMP_SUFFIX) or (path.is_symlink() and link_leaves(str(path), str(root))):
         return True
     return rules is not None and rules.ignored(path, False)
 
@@ -123,13 +124,17 @@ def iter_files(
 
 def iter_file_names(
     root: Path, start: Path | None = None, *, gitignore: bool = True, max_files: int | None = None,
-    folders: list[str] | None = None, links: list[str] | None = None,
+    folders: list[str] | None = None, links: list[str] | None = None, links_out: list[str] | None = None,
+    depends: list[str] | None = None,
 ) -> Iterator[tuple[str, str]]:
     """`iter_files` as strings: (absolute path, "/"-separated path relative to the root). No Path
     objects, no relpath, and a folder's .gitignore read only when the listing shows one: on a
     tree of thousands of files (search_in_files walks it on every call) several times faster.
     `folders` / `links` collect every folder listed and every symlinked file yielded (what a
-    kept selection depends on: agent/semantic/walkcache.py)."""
+    kept selection depends on: agent/semantic/walkcache.py); `links_out` the symlinked files left
+    out because they lead out of the root or not to a file, and `depends` the other paths whose
+    state decided the walk: folders that could not be listed, the pyvenv.cfg that marked a
+    virtualenv (agent/semantic/walkstamps.py)."""
     start = start or root
     root_s = str(root)
     if start.is_file():
@@ -147,10 +152,14 @@ def iter_file_names(
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
+            if depends is not None:
+                depends.append(folder)
             continue
         if folders is not None:
             folders.append(folder)
         if rel_folder != rel_start and _lists_pyvenv(entries):
+            if depends is not None:
+                depends.append(os.path.join(folder, "pyvenv.cfg"))
             continue  # a virtualenv (seen in its own listing: no stat per folder)
         ignoring = False
         if rules is not None:
@@ -172,7 +181,11 @@ def iter_file_names(
                     continue
                 subdirs.append((entry.path, prefix + name))
                 continue
-            if name.endswith(TEMP_SUFFIX) or (is_link and _link_leaves(entry.path, root_s)):
+            if name.endswith(TEMP_SUFFIX):
+                continue
+            if is_link and link_leaves(entry.path, root_s):
+                if links_out is not None:
+                    links_out.append(entry.path)
                 continue
             if not is_link and not entry.is_file():
                 continue  # fifos, sockets, devices

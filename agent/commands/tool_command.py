@@ -26,6 +26,23 @@ ARGUMENTS: tuple[_Arg, ...] = (
 # `codeagent def|refs|diagnostics`: a language server is worth keeping warm). Any other read-only
 # tool uses a daemon that already runs and never starts one.
 STARTS_DAEMON = frozenset({"find_definition", "find_references", "get_diagnostics"})
+# The module of agent/tools that registers each tool (tests/test_tool_homes.py keeps it true):
+# `codeagent tool NAME` in process imports that one module, not all of them (the language-server
+# stack among them: ~2 s of a search_in_files call's 3 s). A name not here loads every module.
+TOOL_HOMES: dict[str, str] = {
+    **dict.fromkeys(("apply_code_action", "call_hierarchy", "code_actions", "find_implementations",
+                     "type_hierarchy", "type_info"), "navigation"),
+    **dict.fromkeys(("find_definition", "find_references", "get_diagnostics", "rename_symbol"), "code"),
+    **dict.fromkeys(("apply_patch", "replace_in_file"), "edit"),
+    **dict.fromkeys(("change_signature", "safe_delete"), "refactor"),
+    **dict.fromkeys(("find_files", "search_in_files"), "workspace_search"),
+    **dict.fromkeys(("find_symbol", "get_ast", "list_symbols"), "syntax"),
+    **dict.fromkeys(("insert_after_symbol", "insert_before_symbol", "replace_symbol"), "symbol_edit"),
+    **dict.fromkeys(("list_directory", "read_file", "write_file"), "files"),
+    **dict.fromkeys(("get_project_info", "install_dependencies"), "project"),
+    **dict.fromkeys(("run_command", "run_shell_command"), "shell"),
+    "finish": "finish", "move_symbol": "move", "remember": "memory",
+}
 
 _stdin_text: str | None = None
 

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from ..errors import ToolFailure
-from ..grep import Query, render, search
+from ..grep import Query, StaleSelection, render, search
 from ..registry import tool
 from ..result import ToolResult
 from ..semantic.walkcache import Selection, kept_walks
+from ..semantic.walkstamps import stamped_walks
 from ..toolcontext import ToolContext
-from ..walk import compile_glob, iter_file_names, iter_files
+from ..walk import compile_glob, iter_file_names, iter_files, link_leaves
 from ..workspace import Workspace
 
 MAX_FOUND_FILES = 1000
@@ -48,13 +50,14 @@ def _selected(ws: Workspace, start: Path, glob: str | None) -> list[Path]:
 
 
 def _selected_names(ws: Workspace, start: Path, glob: str | None, folders: list[str] | None = None,
-                    links: list[str] | None = None) -> list[tuple[str, str]]:
+                    links: list[str] | None = None, links_out: list[str] | None = None,
+                    depends: list[str] | None = None) -> list[tuple[str, str]]:
     """`_selected` as (absolute path, workspace-relative name) strings, without Path objects."""
     try:
         match = compile_glob(glob) if glob else None
     except ValueError as exc:
         raise ToolFailure(str(exc)) from exc
-    found = list(iter_file_names(ws.root, start, folders=folders, links=links))
+    found = list(iter_file_names(ws.root, start, folders=folders, links=links, links_out=links_out, depends=depends))
     if match is None:
         return found
     base = start if start.is_dir() else start.parent
@@ -97,11 +100,16 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
     ws = ctx.workspace
     start = _start(ws, args.path)
     limit = ctx.settings.workspace.max_read_bytes
-    selection, reused = _selection(ctx, start, args.glob)
-    files, too_big = list(selection.files), list(selection.too_big)
     query = Query(args.pattern, args.regex, args.case_sensitive, args.context_lines, args.max_results)
-    outcome = search(files, query, engine=ctx.settings.workspace.search_engine, root=ctx.workspace.root,
-                     timeout=ctx.settings.workspace.search_timeout)
+    selection, reused, recheck = _selection(ctx, start, args.glob)
+    try:
+        outcome = search(list(selection.files), query, engine=ctx.settings.workspace.search_engine,
+                         root=ctx.workspace.root, timeout=ctx.settings.workspace.search_timeout, recheck=recheck)
+    except StaleSelection:  # a file's size changed since the kept walk: walk again
+        selection, reused, _ = _selection(ctx, start, args.glob, fresh=True)
+        outcome = search(list(selection.files), query, engine=ctx.settings.workspace.search_engine,
+                         root=ctx.workspace.root, timeout=ctx.settings.workspace.search_timeout)
+    too_big = list(selection.too_big)
     text = render(outcome, query, ws.display(start))
     if too_big:
         text += f"\n({len(too_big)} files over the {limit}-byte read limit not searched: {', '.join(too_big[:5])})"
@@ -117,32 +125,53 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
     )
 
 
-def _selection(ctx: ToolContext, start: Path, glob: str | None) -> tuple[Selection, bool]:
+def _selection(ctx: ToolContext, start: Path, glob: str | None,
+               fresh: bool = False) -> tuple[Selection, bool, Callable[[], bool] | None]:
     """The files to search and those over the read limit; True when a kept walk was reused (the
-    daemon keeps them while its folder watch reports no change: agent/semantic/walkcache.py)."""
+    daemon keeps them while its folder watch reports no change: agent/semantic/walkcache.py; a
+    process without one while a stat of what the walk depends on shows none: walkstamps.py,
+    whose last check, of the files' sizes, is returned for `search` to make). `fresh`: walk."""
     ws, limit = ctx.workspace, ctx.settings.workspace.max_read_bytes
     walks = kept_walks(ctx) if start.is_dir() else None
+    stamped = stamped_walks(ctx) if walks is None and start.is_dir() else None
     key = f"{start}\0{glob}\0{ctx.settings.workspace.model_dump_json()}"
-    if walks is not None:
+    root_s = str(ws.root)
+    if walks is not None and not fresh:
         hit = walks.get(key)
         if hit is not None:
-            return hit, True
+            return hit, True, None
+    elif stamped is not None and not fresh:
+        kept = stamped.get(key, lambda link: link_leaves(link, root_s))
+        if kept is not None:
+            return kept[0], True, kept[1]
     token, started = walks.token() if walks is not None else None, time.time_ns()
     folders: list[str] = []
     links: list[str] = []
-    named = sorted(_selected_names(ws, start, glob, folders, links), key=lambda item: item[1])
+    links_out: list[str] = []
+    depends: list[str] = []
+    named = sorted(_selected_names(ws, start, glob, folders, links, links_out, depends), key=lambda item: item[1])
     files: list[tuple[str, str]] = []
     too_big: list[str] = []
+    sized: list[tuple[str, int]] = []
     for f, name in named:
         try:
             size = os.stat(f).st_size
         except OSError:
             continue
+        sized.append((f, size))
         if size > limit:
             too_big.append(name)
         else:
             files.append((f, name))
     selection = Selection(tuple(files), tuple(too_big))
     if walks is not None and token is not None:
-        walks.put(key, token, selection, folders, links, started)
-    return selection, False
+        walks.put(key, token, selection, folders, [*links, *depends], started)  # (depends: stat-checked like links)
+    elif stamped is not None:
+        stamped.put(key, selection, sized, [*_above(ws.root, start), *folders], depends,
+                    [(link, False) for link in links] + [(link, True) for link in links_out], started)
+    return selection, False, None
+
+
+def _above(root: Path, start: Path) -> list[str]:
+    """The folders from the root down to `start`'s parent: their .gitignore rules apply below."""
+    return [str(p) for p in reversed(start.parents) if p == root or p.is_relative_to(root)] if start != root else []

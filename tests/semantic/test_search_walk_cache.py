@@ -145,3 +145,18 @@ def test_a_settings_change_walks_again(ws: Path, tmp_path: Path) -> None:
     config.write_text("[workspace]\nmax_read_bytes = 2048\n", encoding="utf-8")
     fresh = search()
     assert fresh["skipped_large"] == ["big.txt"] and not fresh.get("walk_reused")
+
+
+def test_a_virtualenv_marker_linked_from_outside_that_goes_away_walks_again(ws: Path, tmp_path: Path,
+                                                                             daemon: DaemonClient) -> None:
+    # the link's target is outside the workspace: no event the watch sees, only its stat tells
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "venv.cfg").write_text("home = /usr\n", encoding="utf-8")
+    _write(ws, "env2/site.py", "needle in a venv\n")
+    (ws / "env2" / "pyvenv.cfg").symlink_to(outside / "venv.cfg")
+    os.utime(ws / "env2", (OLD, OLD))
+    assert "env2/site.py" not in _paths(_until_reused(daemon))
+    (outside / "venv.cfg").unlink()
+    fresh = _search(daemon)
+    assert "env2/site.py" in _paths(fresh) and not fresh.get("walk_reused")
