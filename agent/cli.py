@@ -223,14 +223,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, *, fast_tried: bool = False) -> int:
-    from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
-
     words = list(sys.argv[1:] if argv is None else argv)
-    fast = None if fast_tried else try_fast(words)  # (agent/entry.py tried it already)
-    if fast is None and words[:1] == ["index"]:
-        from .commands.index_fast import try_fast_index  # nothing changed: no tree-sitter, no settings
+    fast = None
+    if not fast_tried:  # (agent/entry.py tried them already)
+        if words[:1] == ["index"]:  # no daemon answers it: not even the client is imported
+            from .commands.index_fast import try_fast_index  # nothing changed: no tree-sitter, no settings
 
-        fast = try_fast_index(words[1:])
+            fast = try_fast_index(words[1:])
+        else:
+            from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
+
+            fast = try_fast(words)
     if fast is None and os.environ.get("CODEAGENT_LSP_DAEMON") != "never":
         from .commands.cold_start import try_cold  # no daemon yet: fork it before the tools load
 

@@ -13,11 +13,16 @@ import sys
 
 
 def main() -> int:
-    from .commands.via_daemon import try_fast
-
     words = sys.argv[1:]
     gc.disable()  # a short call allocates little but a big answer's objects (~30% of decoding it)
-    code = try_fast(words)
+    if words[:1] == ["index"]:  # nothing changed: answered from the index cache (index_fast.py)
+        from .commands.index_fast import try_fast_index
+
+        code = try_fast_index(words[1:])
+    else:
+        from .commands.via_daemon import try_fast
+
+        code = try_fast(words)
     if code is None:
         gc.enable()  # the full CLI may run for hours (`codeagent run`)
         from .cli import main as full_main

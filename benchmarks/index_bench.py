@@ -43,6 +43,8 @@ CACHE = HERE / ".cache"
 VERSION = "5.1.4"
 sys.path.insert(0, str(HERE.parent))
 
+from bench_bytecode import compile_codeagent  # noqa: E402
+
 from agent.config import SyntaxSettings  # noqa: E402
 from agent.syntax import SymbolIndex  # noqa: E402
 from agent.syntax.languages import get_query, language_for, parse_bytes  # noqa: E402
@@ -199,6 +201,7 @@ def main() -> int:
     parser.add_argument("--no-command", action="store_true", help="skip the `codeagent index` command measures")
     parser.add_argument("--verify", action="store_true", help="first check the pruned query walk on every file")
     args = parser.parse_args()
+    compile_codeagent()
     tree = corpus_tree(args.corpus, args.tree).resolve()
     files = [(a, r) for a, r, _st in source_files(str(tree))]
     if args.verify:

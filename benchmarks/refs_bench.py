@@ -45,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from bench_bytecode import compile_codeagent  # noqa: E402
 from corpora import CACHE, CORPORA, Corpus, search_dirs  # noqa: E402
 from rawlsp import RawLsp, timed  # noqa: E402
 
@@ -269,6 +270,7 @@ def main() -> int:
     ap.add_argument("--table-from", type=Path, nargs="+", metavar="JSON",
                     help="print one table from the results of earlier runs (e.g. one run per corpus)")
     args = ap.parse_args()
+    compile_codeagent()
     if not args.query_cache:  # the warm rounds repeat one query: measure the server's work, not the cache
         os.environ["CODEAGENT_QUERY_CACHE"] = "false"
     if args.table_from:

@@ -37,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from bench_bytecode import compile_codeagent  # noqa: E402
 from index_bench import corpus_tree  # noqa: E402
 
 from agent.bootstrap import load_all_tools, open_context  # noqa: E402
@@ -79,6 +80,7 @@ def main() -> int:
     parser.add_argument("--daemon", action="store_true", help="also through a started daemon")
     parser.add_argument("--no-cli", action="store_true", help="skip the whole-process CLI measure")
     args = parser.parse_args()
+    compile_codeagent()
     rg = find_rg()
     if rg is None:
         print("rg is not installed", file=sys.stderr)

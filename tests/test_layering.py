@@ -107,7 +107,8 @@ FAST_PATH = "agent.commands.via_daemon"
 FAST_PATH_MAY_REACH = {"agent", "agent.entry", "agent.commands", "agent.commands.via_daemon", "agent.commands.output", "agent.commands.tool_command",
                        "agent.commands.colour", "agent.commands.jsonargs",
                        "agent.commands.arguments", "agent.commands.navigation_arguments", "agent.errors", "agent.languages", "agent.configpaths",
-                       "agent.daemon", "agent.daemon.protocol"}
+                       "agent.daemon", "agent.daemon.protocol",
+                       "agent.commands.index_fast"}  # `codeagent index` with nothing changed (stdlib + protocol)
 
 
 def _module_name(path: Path, repo: Path) -> str:

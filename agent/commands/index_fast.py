@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.util
+import json
 import os
 import sqlite3
 import sys
@@ -78,7 +79,7 @@ def try_fast_index(argv: Sequence[str]) -> int | None:
         if not root.is_dir() or not cache.is_file():
             return None
         files = _unchanged_rows(root, cache, index_key(root))
-    except (UsageError, SystemExit, OSError, ValueError, sqlite3.Error):
+    except (UsageError, SystemExit, OSError, ValueError, KeyError, TypeError, sqlite3.Error):
         return None
     if files is None:
         return None
@@ -96,32 +97,36 @@ def _unchanged_rows(root: Path, cache: Path, key: str) -> int | None:
     """The number of indexed files when the snapshot proves the rows current, else None."""
     db = sqlite3.connect(f"{cache.as_uri()}?mode=rw", uri=True, timeout=0.5, isolation_level=None)
     try:
-        db.execute("BEGIN")  # one read transaction: the snapshot and the rows it vouches for
+        db.execute("BEGIN")  # one read transaction: the key and the snapshot written with it
         meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('walk_key', 'walk_ns')").fetchall())
         if meta.get("walk_key") != key or "walk_ns" not in meta:
             return None
-        trusted_before = int(meta["walk_ns"]) - RACY_NS
-        base = str(root)
-        prefix = base.rstrip("/") + "/"  # (rows are "/"-separated; concatenation is the hot loop)
-        stat = os.stat
-        for rel, size, mtime_ns, inode in db.execute("SELECT path, size, mtime_ns, inode FROM walk").fetchall():
-            st = stat(prefix + rel if rel else base)
-            if st.st_mtime_ns != mtime_ns or st.st_ino != inode or (size >= 0 and st.st_size != size):
-                return None
-            if mtime_ns >= trusted_before:
-                return None  # changed in the same clock tick as the walk, maybe: walk again
-        count = 0
-        for rel, size, mtime_ns, inode, checked_ns, skipped in db.execute(
-                "SELECT path, size, mtime_ns, inode, checked_ns, skipped FROM files").fetchall():
-            if skipped or mtime_ns >= checked_ns - RACY_NS:
-                return None  # the full refresh re-tries skipped files and re-reads racy ones
-            try:
-                st = stat(prefix + rel)
-            except FileNotFoundError:
-                return None
-            if (st.st_size, st.st_mtime_ns, st.st_ino) != (size, mtime_ns, inode):
-                return None
-            count += 1
-        return count
+        row = db.execute("SELECT data FROM walk_snapshot").fetchone()
     finally:
         db.close()
+    if row is None:
+        return None
+    snapshot = json.loads(row[0])  # (only read once the key matched: codeagent wrote it)
+    trusted_before = int(meta["walk_ns"]) - RACY_NS
+    base = str(root)
+    prefix = base.rstrip("/") + "/"  # (paths are "/"-separated; concatenation is the hot loop)
+    stat = os.stat
+    for rel, mtime_ns, inode in snapshot["folders"]:
+        st = stat(prefix + rel if rel else base)
+        if st.st_mtime_ns != mtime_ns or st.st_ino != inode or mtime_ns >= trusted_before:
+            return None  # an entry created, deleted or renamed, or maybe so in the walk's clock tick
+    for rel, size, mtime_ns, inode in snapshot["ignore_files"]:
+        st = stat(prefix + rel)
+        if st.st_size != size or st.st_mtime_ns != mtime_ns or st.st_ino != inode or mtime_ns >= trusted_before:
+            return None
+    files = snapshot["files"]
+    for rel, size, mtime_ns, inode, checked_ns in files:
+        if mtime_ns >= checked_ns - RACY_NS:
+            return None  # the full refresh re-reads racy files
+        try:
+            st = stat(prefix + rel)
+        except FileNotFoundError:
+            return None
+        if st.st_size != size or st.st_mtime_ns != mtime_ns or st.st_ino != inode:
+            return None
+    return len(files)

@@ -40,8 +40,12 @@ class FileRecord:
         return (self.size, self.mtime_ns, self.inode) == (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
+# Entries are flat tuples of str and int: the encoder's check for circular references only costs.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+
 def encode_entries(entries: list[Entry]) -> str:
-    return json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
+    return _encode(entries)
 
 
 def decode_entries(payload: str | None) -> list[Entry]:

@@ -11,6 +11,7 @@ still works, it just does not persist.
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from pathlib import Path
 from .extract import FileRecord, decode_entries
 from .symbols import Entry
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -30,12 +31,16 @@ CREATE INDEX IF NOT EXISTS names_by_norm ON names (norm);
 CREATE INDEX IF NOT EXISTS names_by_path ON names (path);
 -- the stat keys alone (a scan of the rows, as `codeagent index`'s fast path makes, skips the outlines)
 CREATE INDEX IF NOT EXISTS files_stat ON files (path, size, mtime_ns, inode, checked_ns, skipped);
-CREATE TABLE IF NOT EXISTS walk (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER);
+DROP TABLE IF EXISTS walk; -- (schema 2's snapshot, one row per entry)
+CREATE TABLE IF NOT EXISTS walk_snapshot (id INTEGER PRIMARY KEY CHECK (id = 0), data TEXT NOT NULL);
 """
-# The `walk` table and meta 'walk_key'/'walk_ns': what the last complete walk of the tree depended
-# on (sources.WalkLog; size -1 for a folder), read by agent/commands/index_fast.py. Any change to
-# the files table deletes 'walk_key' in the same transaction, so a snapshot never outlives the
-# rows it was taken with.
+# The `walk_snapshot` row and meta 'walk_key'/'walk_ns': what the last complete walk of the tree
+# depended on (sources.WalkLog) and the stat keys of the rows it left, as one JSON text
+# ({"folders": [[path, mtime_ns, inode]], "ignore_files": [[path, size, mtime_ns, inode]],
+# "files": [[path, size, mtime_ns, inode, checked_ns]]}), read by agent/commands/index_fast.py:
+# one value to decode instead of a row per entry. The file list is read from the files table in
+# the transaction that writes the snapshot, and any later change to that table deletes
+# 'walk_key' in its own transaction, so a snapshot never outlives the rows it describes.
 WALK_KEY, WALK_NS = "walk_key", "walk_ns"
 
 
@@ -154,19 +159,27 @@ class IndexStore:
                     self._db.execute("ROLLBACK")
 
     def save_walk(self, key: str, walk_ns: int, folders: list[tuple[str, int, int]],
-                  files: list[tuple[str, int, int, int]]) -> None:
-        """Record the snapshot of a complete walk whose results the files table now holds."""
+                  ignore_files: list[tuple[str, int, int, int]]) -> bool:
+        """Record the snapshot of a complete walk whose results the files table now holds; False
+        (nothing recorded) if a row is skipped (the full refresh re-tries it) or on any error."""
         try:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("DELETE FROM walk")
-            self._db.executemany("INSERT OR REPLACE INTO walk VALUES (?, -1, ?, ?)", folders)
-            self._db.executemany("INSERT OR REPLACE INTO walk VALUES (?, ?, ?, ?)", files)
+            rows = self._db.execute(
+                "SELECT path, size, mtime_ns, inode, checked_ns, skipped FROM files").fetchall()
+            if any(row[5] for row in rows):
+                self._db.execute("ROLLBACK")
+                return False
+            data = json.dumps({"folders": folders, "ignore_files": ignore_files,
+                               "files": [row[:5] for row in rows]}, separators=(",", ":"))
+            self._db.execute("INSERT OR REPLACE INTO walk_snapshot VALUES (0, ?)", (data,))
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (WALK_NS, str(walk_ns)))
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (WALK_KEY, key))
             self._db.execute("COMMIT")
         except sqlite3.Error:  # only a shortcut for later: the next command walks the tree
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
+            return False
+        return True
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):

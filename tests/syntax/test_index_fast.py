@@ -116,3 +116,39 @@ def test_other_settings_or_a_racy_timestamp_take_the_full_path(tree: Path) -> No
 def test_the_fast_path_knows_every_grammar() -> None:
     assert set(GRAMMAR_MODULES) == {spec.module for spec in LANGUAGES.values()} | {"tree_sitter"}
     assert RACY_NS == index_module.RACY_NS
+
+
+def test_a_renamed_file_is_indexed_under_its_new_name(tree: Path) -> None:
+    (tree / "pkg" / "b.py").rename(tree / "pkg" / "renamed.py")
+    os.utime(tree / "pkg", (OLD + 5, OLD + 5))  # the file keeps its old stat: only the folder shows it
+    renamed, loaded = index(tree)
+    assert loaded and (renamed["files"], renamed["parsed"], renamed["removed"]) == (3, 1, 1)
+    again, loaded = index(tree)
+    assert not loaded and (again["files"], again["parsed"]) == (3, 0)
+
+
+def test_a_file_replaced_with_the_same_size_and_mtime_is_parsed_again(tree: Path) -> None:
+    target, other = tree / "a.py", tree / "other.txt"
+    other.write_text("def omega():\n    return 1\n")  # as long as a.py's text
+    os.utime(other, (OLD, OLD))
+    other.replace(target)  # same size and mtime, another inode; the folder's mtime set back
+    os.utime(tree, (OLD, OLD))
+    replaced, loaded = index(tree)
+    assert loaded and (replaced["files"], replaced["parsed"]) == (3, 1)
+
+
+def test_the_console_script_answers_a_warm_index_without_the_cli_or_the_daemon_client(tree: Path) -> None:
+    """The `codeagent` script (agent/entry.py) sends `index` to the fast path before anything
+    else loads: neither agent.cli, nor the daemon client, nor tree-sitter is imported."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "agent.entry", "index", "--root", str(tree),
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    warm = json.loads(done.stdout)
+    assert (warm["files"], warm["parsed"], warm["removed"]) == (3, 0, 0)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "agent.commands.index_fast" in imported
+    assert not {"agent.cli", "agent.commands.via_daemon", "tree_sitter"} & imported
+    (tree / "a.py").write_text("def alpha():\n    return 22\n")  # changed (and racy): the full command runs
+    done = subprocess.run([sys.executable, "-m", "agent.entry", "index", "--root", str(tree), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and json.loads(done.stdout)["parsed"] == 1, done.stderr
