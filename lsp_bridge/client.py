@@ -17,11 +17,11 @@ import itertools
 import json
 import logging
 import os
-import re
 import signal
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 from lsp_bridge import convert, processes
+from lsp_bridge.early_init import EARLY_ID
 from lsp_bridge.errors import (
     ProtocolViolation,
     RequestFailed,
@@ -38,8 +39,8 @@ from lsp_bridge.errors import (
     ServerNotInstalled,
     ServerStartError,
 )
+from lsp_bridge.handlers import install_handlers
 from lsp_bridge.positions import Encoding
-from lsp_bridge.readiness import expect_enumeration
 from lsp_bridge.servers import server_env
 from lsp_bridge.types import Diagnostic
 from lsp_bridge.uris import path_to_uri
@@ -56,10 +57,6 @@ _ids = itertools.count(1)
 
 SettingsLookup = Callable[[str | None], Any]
 
-_FOUND_FILES = re.compile(r"Found (\d+) source files?|No source files found")
-# pyright logs these when it (re)loads its configuration; the file enumeration follows.
-_RECONFIGURING = re.compile(r"^(Loading (pyproject\.toml|configuration) file|No include entries specified|"
-                            r"No configuration file found|Starting service instance)")
 
 
 class BridgeClient(LanguageClient):
@@ -73,6 +70,10 @@ class BridgeClient(LanguageClient):
         self.process: processes.ServerProcess | None = None
         self.encoding: Encoding = "utf-16"
         self.capabilities: lsp.ServerCapabilities | None = None
+        # The params of an `initialize` written at the early spawn (early_init), whose answer
+        # answer_early() awaits; None when nothing was sent before this client took the process.
+        self.early_initialize: dict[str, Any] | None = None
+        self._early_answer: Future[Any] | None = None
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self.log: deque[str] = deque(maxlen=LOG_TAIL)
         self.progress_active: dict[str, str] = {}  # token -> title
@@ -87,87 +88,7 @@ class BridgeClient(LanguageClient):
         self.failure: ServerCrashed | None = None
         self.changed = asyncio.Event()  # set (and replaced) on any state change waiters care about
         self._tasks: list[asyncio.Task[Any]] = []
-        self._install_handlers()
-
-    # -- what the server asks of us -------------------------------------------------------------
-    def _install_handlers(self) -> None:
-        @self.feature(lsp.WORKSPACE_CONFIGURATION)
-        def configuration(params: lsp.ConfigurationParams) -> list[Any]:
-            return [self._settings(item.section) for item in params.items]
-
-        @self.feature(lsp.CLIENT_REGISTER_CAPABILITY)
-        def register(params: lsp.RegistrationParams) -> None:
-            for reg in params.registrations:
-                self.registrations[reg.id] = reg
-
-        @self.feature(lsp.CLIENT_UNREGISTER_CAPABILITY)
-        def unregister(params: lsp.UnregistrationParams) -> None:
-            for unreg in params.unregisterations:
-                self.registrations.pop(unreg.id, None)
-
-        @self.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
-        def progress_create(params: lsp.WorkDoneProgressCreateParams) -> None:
-            return None
-
-        @self.feature(lsp.PROGRESS)
-        def progress(params: lsp.ProgressParams) -> None:
-            value = params.value
-            kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
-            token = str(params.token)
-            if kind == "begin":
-                title = value.get("title") if isinstance(value, Mapping) else getattr(value, "title", "")
-                self.progress_active[token] = str(title or "")
-                self.progress_heard[token] = time.monotonic()
-            elif kind == "report" and token in self.progress_active:
-                self.progress_heard[token] = time.monotonic()
-            elif kind == "end":
-                self.progress_active.pop(token, None)
-                self.progress_heard.pop(token, None)
-                self.progress_done += 1
-            self._notify_change()
-
-        @self.feature(lsp.WINDOW_LOG_MESSAGE)
-        def log_message(params: lsp.LogMessageParams) -> None:
-            self.log.append(params.message[:2000])
-            match = _FOUND_FILES.search(params.message)
-            if _RECONFIGURING.match(params.message):
-                expect_enumeration("pyright", self)
-            elif match:
-                self.found_files = int(match.group(1)) if match.group(1) else 0
-                self.enumeration_due = None
-            self._notify_change()
-
-        @self.feature(lsp.WINDOW_SHOW_MESSAGE)
-        def show_message(params: lsp.ShowMessageParams) -> None:
-            self.log.append(params.message[:2000])
-
-        @self.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)
-        def show_message_request(params: lsp.ShowMessageRequestParams) -> None:
-            self.log.append(params.message[:2000])
-            return None
-
-        @self.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def publish(params: lsp.PublishDiagnosticsParams) -> None:
-            self.diagnostics[params.uri] = list(params.diagnostics)
-            self.diagnostic_seq[params.uri] = self.diagnostic_seq.get(params.uri, 0) + 1
-            self.diagnostic_version[params.uri] = params.version
-            self._notify_change()
-
-        @self.feature(lsp.WORKSPACE_WORKSPACE_FOLDERS)
-        def folders(params: None) -> list[lsp.WorkspaceFolder]:
-            return [lsp.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)]
-
-        @self.feature(lsp.WORKSPACE_APPLY_EDIT)
-        def apply_edit(params: lsp.ApplyWorkspaceEditParams) -> lsp.ApplyWorkspaceEditResult:
-            # The bridge never writes files behind the caller's back.
-            return lsp.ApplyWorkspaceEditResult(applied=False, failure_reason="read-only client")
-
-        for method in (lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH, lsp.WORKSPACE_DIAGNOSTIC_REFRESH,
-                       lsp.WORKSPACE_INLAY_HINT_REFRESH, lsp.WORKSPACE_CODE_LENS_REFRESH,
-                       lsp.WORKSPACE_INLINE_VALUE_REFRESH, lsp.WORKSPACE_FOLDING_RANGE_REFRESH):
-            self.feature(method)(_answer_none)
-        self.feature(lsp.TELEMETRY_EVENT)(_answer_none)
-        self.feature("$/typescriptVersion")(_answer_none)  # typescript-language-server's greeting
+        install_handlers(self)
 
     def _notify_change(self) -> None:
         self.changed.set()
@@ -187,13 +108,28 @@ class BridgeClient(LanguageClient):
             await self.wait_change(max(min(deadline - time.monotonic(), 0.25), 0.01))
         return convert.diagnostics(path, self.diagnostics.get(uri, []), None, self.encoding)
 
+    @classmethod
+    async def launched(cls, command: Sequence[str], *, label: str, settings: SettingsLookup, root: Path,
+                       env: Mapping[str, str], initialize: lsp.InitializeParams) -> BridgeClient:
+        """A client on a running server: the early-started process if there is one, kept only when
+        the `initialize` written at its spawn is exactly `initialize` (else a fresh start)."""
+        client = cls(label=label, settings=settings, root=root)
+        await client.launch(command, cwd=root, env=env)
+        if client.early_initialize is None or client.early_initialize == client.protocol._converter.unstructure(initialize):
+            return client
+        client.kill()  # it was sent other params: start again, nothing taken from it
+        await client.close(timeout=2)
+        client = cls(label=label, settings=settings, root=root)
+        await client.launch(command, cwd=root, env=env)
+        return client
+
     # -- process ---------------------------------------------------------------------------------
     async def launch(self, command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) -> None:
         early = processes.take(command, cwd=cwd, env=env)
         process: processes.ServerProcess
         try:
             if early is not None:
-                process = await processes.adopt(early)
+                process = await processes.adopt(early.proc)
             else:
                 process = await asyncio.create_subprocess_exec(
                     *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -207,6 +143,11 @@ class BridgeClient(LanguageClient):
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         self.process = process
         self.protocol.set_writer(process.stdin)
+        if early is not None and early.initialize is not None:  # its answer may be first in the pipe
+            self.early_initialize = early.initialize
+            self._early_answer = Future[Any]()
+            self.protocol._request_futures[EARLY_ID] = self._early_answer
+            self.protocol._result_types[EARLY_ID] = self.protocol.get_result_type(lsp.INITIALIZE)
         reader = asyncio.create_task(self._read_loop(process.stdout))
         self._tasks += [reader, asyncio.create_task(self._drain_stderr(process.stderr)),
                         asyncio.create_task(self._watch_exit(process, reader))]
@@ -344,6 +285,18 @@ class BridgeClient(LanguageClient):
         future = self.protocol.send_request(method, params, msg_id=msg_id)
         if on_sent is not None:
             on_sent()
+        return await self._answer(method, msg_id, future, timeout)
+
+    async def answer_early(self, timeout: float) -> Any:
+        """The answer to the `initialize` written at the early spawn (see early_initialize)."""
+        future = self._early_answer
+        assert future is not None, "no early initialize was sent"
+        self._early_answer = None
+        if self.failure is not None:
+            raise self.failure
+        return await self._answer(lsp.INITIALIZE, EARLY_ID, future, timeout)
+
+    async def _answer(self, method: str, msg_id: str, future: Future[Any], timeout: float) -> Any:
         answer = asyncio.wrap_future(future)
         try:
             return await asyncio.wait_for(asyncio.shield(answer), timeout)
@@ -392,7 +345,3 @@ class BridgeClient(LanguageClient):
             task.cancel()
         with contextlib.suppress(Exception):
             await asyncio.gather(*self._tasks, return_exceptions=True)
-
-
-def _answer_none(params: Any) -> None:
-    return None

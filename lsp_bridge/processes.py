@@ -22,8 +22,9 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
+from lsp_bridge.early_init import frame
 from lsp_bridge.servers import server_env
 
 MAX_AGE = 300.0  # seconds an unadopted early server is kept for a session to take
@@ -45,14 +46,25 @@ def die_with_parent() -> None:
 
 
 Key = tuple[tuple[str, ...], str]
-_early: dict[Key, tuple[subprocess.Popen[bytes], dict[str, str], float]] = {}
 
 
-def start_early(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None) -> bool:
-    """Spawn `command` in `cwd` now, for a session to adopt later. False (nothing started) when the
-    program cannot be started here; the session will then report that itself."""
+class Early(NamedTuple):
+    proc: subprocess.Popen[bytes]
+    env: dict[str, str]
+    started: float
+    initialize: dict[str, Any] | None  # the params of the `initialize` already written (early_init)
+
+
+_early: dict[Key, Early] = {}
+
+
+def start_early(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None,
+                initialize: dict[str, Any] | None = None) -> bool:
+    """Spawn `command` in `cwd` now, for a session to adopt later, and write it the `initialize`
+    request with `initialize` as params, if given (early_init.initialize_params). False (nothing
+    started) when the program cannot be started here; the session will then report that itself."""
     key = (tuple(command), str(cwd))
-    if key in _early and _early[key][0].poll() is None:
+    if key in _early and _early[key].proc.poll() is None:
         return True
     full_env = server_env(env, root=cwd)
     try:
@@ -61,31 +73,37 @@ def start_early(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | N
                                 start_new_session=True, preexec_fn=die_with_parent)
     except OSError:
         return False
+    if initialize is not None:
+        assert proc.stdin is not None
+        try:  # a few KB into an empty pipe: never blocks
+            proc.stdin.write(frame(initialize))
+        except OSError:  # it died at once: the session's own start reports why
+            _kill(proc)
+            return False
     if not _early:
         atexit.register(discard_all)
-    _early[key] = (proc, full_env, time.monotonic())
+    _early[key] = Early(proc, full_env, time.monotonic(), initialize)
     return True
 
 
-def take(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) -> subprocess.Popen[bytes] | None:
+def take(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) -> Early | None:
     """The early process for exactly this command, folder and environment, if it is still running
     (it is then the caller's). Anything else started early for the same key is killed."""
     entry = _early.pop((tuple(command), str(cwd)), None)
     if entry is None:
         return None
-    proc, started_env, started = entry
     wanted = server_env(env, root=cwd)
-    if proc.poll() is not None or started_env != wanted or time.monotonic() - started > MAX_AGE:
-        _kill(proc)
+    if entry.proc.poll() is not None or entry.env != wanted or time.monotonic() - entry.started > MAX_AGE:
+        _kill(entry.proc)
         return None
-    return proc
+    return entry
 
 
 def discard_all() -> None:
     """Kill every early process nobody adopted."""
     while _early:
-        _key, (proc, _env, _t) = _early.popitem()
-        _kill(proc)
+        _key, entry = _early.popitem()
+        _kill(entry.proc)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

@@ -23,6 +23,7 @@ from lsprotocol import types as lsp
 from lsp_bridge import convert
 from lsp_bridge.client import BridgeClient
 from lsp_bridge.documents import SKIP_DIRS, OpenDoc
+from lsp_bridge.early_init import CLIENT_NAME, CLIENT_VERSION
 from lsp_bridge.edits import workspace_edit_to_file_edits
 from lsp_bridge.errors import (
     BridgeError,
@@ -307,22 +308,24 @@ class LspSession:
         else:
             command, folder = await asyncio.to_thread(
                 resolve_command, self.spec, cache_dir=self._cache_dir, auto_install=self._auto_install)
-        client = BridgeClient(label=self.spec.name, settings=self._settings, root=self.root)
-        self.started_at, self.ready_after = time.monotonic(), None
         env = {**os.environ, **(self._env or {})}
-        await client.launch(command, cwd=self.root, env=env)
-        # The walk of the disk runs while the server initializes, not after (a cold start is shorter
-        # by it). The server reads the disk only after `initialized`, and a change made after the
-        # walk is caught by the next scan: nothing is missed that the later walk would have seen.
-        snapshot = asyncio.create_task(self._files.snapshot())
         options = self.spec.initialization_options(folder) if self.spec.initialization_options and folder else None
         params = lsp.InitializeParams(
             process_id=os.getpid(), root_uri=path_to_uri(self.root), root_path=str(self.root),
             workspace_folders=[lsp.WorkspaceFolder(uri=path_to_uri(self.root), name=self.root.name)],
             capabilities=client_capabilities(), initialization_options=options,
-            client_info=lsp.ClientInfo(name="codeagent", version="0.1"))
+            client_info=lsp.ClientInfo(name=CLIENT_NAME, version=CLIENT_VERSION))
+        self.started_at, self.ready_after = time.monotonic(), None
+        client = await BridgeClient.launched(command, label=self.spec.name, settings=self._settings,
+                                             root=self.root, env=env, initialize=params)
+        # The walk of the disk runs while the server initializes, not after (a cold start is shorter
+        # by it). The server reads the disk only after `initialized`, and a change made after the
+        # walk is caught by the next scan: nothing is missed that the later walk would have seen.
+        snapshot = asyncio.create_task(self._files.snapshot())
         try:
-            result: lsp.InitializeResult = await client.request(lsp.INITIALIZE, params, self.start_timeout)
+            result: lsp.InitializeResult = (
+                await client.answer_early(self.start_timeout) if client.early_initialize is not None
+                else await client.request(lsp.INITIALIZE, params, self.start_timeout))
             client.capabilities = result.capabilities
             encoding = result.capabilities.position_encoding
             client.encoding = "utf-8" if encoding == lsp.PositionEncodingKind.Utf8 else (

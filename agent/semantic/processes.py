@@ -22,18 +22,23 @@ def start_server_early(settings: Settings, root: Path, file_path: str | Path) ->
 
 
 def start_language_early(settings: Settings, root: Path, language: str) -> bool:
+    from lsp_bridge.early_init import initialize_params
     from lsp_bridge.errors import BridgeError
     from lsp_bridge.processes import start_early
     from lsp_bridge.servers import get_spec, resolve_command
 
     lsp = settings.lsp
-    command = lsp.server_commands.get(language)
-    if not command:
-        name = lsp.python_server if language == "python" else lsp.typescript_server
-        try:
-            command, _folder = resolve_command(
-                get_spec(name), cache_dir=Path(lsp.install_dir).expanduser() if lsp.install_dir else None,
-                auto_install=False)
-        except BridgeError:
-            return False
-    return start_early(command, cwd=Path(root).resolve())
+    name = lsp.python_server if language == "python" else lsp.typescript_server
+    command, folder = lsp.server_commands.get(language), None
+    try:
+        spec = get_spec(name)
+        if not command:
+            command, folder = resolve_command(
+                spec, cache_dir=Path(lsp.install_dir).expanduser() if lsp.install_dir else None, auto_install=False)
+    except BridgeError:
+        return False
+    # The session's own `initialize`, written with the spawn: the server starts on it while we
+    # import the protocol layer (the session takes its answer only if it would send the same).
+    options = spec.initialization_options(folder) if spec.initialization_options and folder else None
+    cwd = Path(root).resolve()
+    return start_early(command, cwd=cwd, initialize=initialize_params(cwd, options))

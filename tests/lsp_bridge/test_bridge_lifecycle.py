@@ -114,7 +114,7 @@ def test_an_early_started_server_is_adopted_and_others_are_not(tmp_path: Path) -
     command, _folder = resolve_command(get_spec("basedpyright"), auto_install=False)
     assert processes.start_early(command, cwd=root)
     assert processes.start_early(command, cwd=other)
-    early = {key[1]: proc for key, (proc, _env, _t) in processes._early.items()}
+    early = {key[1]: entry.proc for key, entry in processes._early.items()}
     pool = SessionPool(request_timeout=120, ready_timeout=240)
     try:
         session = pool.get(root, "python")
@@ -128,7 +128,7 @@ def test_an_early_started_server_is_adopted_and_others_are_not(tmp_path: Path) -
         assert leftover.wait(timeout=15) is not None and not processes._early
         # an early process that died is not adopted: the session starts its own server
         assert processes.start_early([sys.executable, "-c", "pass"], cwd=other)
-        dead = next(proc for proc, _env, _t in processes._early.values())
+        dead = next(entry.proc for entry in processes._early.values())
         dead.wait(timeout=15)
         assert processes.take([sys.executable, "-c", "pass"], cwd=other, env=None) is None
     finally:
@@ -142,7 +142,7 @@ def test_an_early_process_started_with_another_environment_is_not_adopted(tmp_pa
 
     cmd = [sys.executable, "-c", "import time; time.sleep(60)"]
     assert processes.start_early(cmd, cwd=tmp_path)
-    proc = next(proc for proc, _env, _t in processes._early.values())
+    proc = next(entry.proc for entry in processes._early.values())
     try:
         assert processes.take(cmd, cwd=tmp_path, env={**os.environ, "EXTRA": "1"}) is None
         assert proc.wait(timeout=15) is not None  # killed, not leaked

@@ -1,0 +1,106 @@
+"""What a server asks of the bridge's client (configuration, registrations, progress, logs,
+diagnostics, folders, edits), answered on the client's protocol state."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as lsp
+
+from lsp_bridge.readiness import expect_enumeration
+
+if TYPE_CHECKING:
+    from lsp_bridge.client import BridgeClient
+
+_FOUND_FILES = re.compile(r"Found (\d+) source files?|No source files found")
+# pyright logs these when it (re)loads its configuration; the file enumeration follows.
+_RECONFIGURING = re.compile(r"^(Loading (pyproject\.toml|configuration) file|No include entries specified|"
+                            r"No configuration file found|Starting service instance)")
+
+
+def install_handlers(client: BridgeClient) -> None:
+    """Answer what the server asks of the client and keep the state it reports on `client`."""
+    @client.feature(lsp.WORKSPACE_CONFIGURATION)
+    def configuration(params: lsp.ConfigurationParams) -> list[Any]:
+        return [client._settings(item.section) for item in params.items]
+
+    @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register(params: lsp.RegistrationParams) -> None:
+        for reg in params.registrations:
+            client.registrations[reg.id] = reg
+
+    @client.feature(lsp.CLIENT_UNREGISTER_CAPABILITY)
+    def unregister(params: lsp.UnregistrationParams) -> None:
+        for unreg in params.unregisterations:
+            client.registrations.pop(unreg.id, None)
+
+    @client.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
+    def progress_create(params: lsp.WorkDoneProgressCreateParams) -> None:
+        return None
+
+    @client.feature(lsp.PROGRESS)
+    def progress(params: lsp.ProgressParams) -> None:
+        value = params.value
+        kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
+        token = str(params.token)
+        if kind == "begin":
+            title = value.get("title") if isinstance(value, Mapping) else getattr(value, "title", "")
+            client.progress_active[token] = str(title or "")
+            client.progress_heard[token] = time.monotonic()
+        elif kind == "report" and token in client.progress_active:
+            client.progress_heard[token] = time.monotonic()
+        elif kind == "end":
+            client.progress_active.pop(token, None)
+            client.progress_heard.pop(token, None)
+            client.progress_done += 1
+        client._notify_change()
+
+    @client.feature(lsp.WINDOW_LOG_MESSAGE)
+    def log_message(params: lsp.LogMessageParams) -> None:
+        client.log.append(params.message[:2000])
+        match = _FOUND_FILES.search(params.message)
+        if _RECONFIGURING.match(params.message):
+            expect_enumeration("pyright", client)
+        elif match:
+            client.found_files = int(match.group(1)) if match.group(1) else 0
+            client.enumeration_due = None
+        client._notify_change()
+
+    @client.feature(lsp.WINDOW_SHOW_MESSAGE)
+    def show_message(params: lsp.ShowMessageParams) -> None:
+        client.log.append(params.message[:2000])
+
+    @client.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)
+    def show_message_request(params: lsp.ShowMessageRequestParams) -> None:
+        client.log.append(params.message[:2000])
+        return None
+
+    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def publish(params: lsp.PublishDiagnosticsParams) -> None:
+        client.diagnostics[params.uri] = list(params.diagnostics)
+        client.diagnostic_seq[params.uri] = client.diagnostic_seq.get(params.uri, 0) + 1
+        client.diagnostic_version[params.uri] = params.version
+        client._notify_change()
+
+    @client.feature(lsp.WORKSPACE_WORKSPACE_FOLDERS)
+    def folders(params: None) -> list[lsp.WorkspaceFolder]:
+        return [lsp.WorkspaceFolder(uri=client.root.as_uri(), name=client.root.name)]
+
+    @client.feature(lsp.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: lsp.ApplyWorkspaceEditParams) -> lsp.ApplyWorkspaceEditResult:
+        # The bridge never writes files behind the caller's back.
+        return lsp.ApplyWorkspaceEditResult(applied=False, failure_reason="read-only client")
+
+    for method in (lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH, lsp.WORKSPACE_DIAGNOSTIC_REFRESH,
+                   lsp.WORKSPACE_INLAY_HINT_REFRESH, lsp.WORKSPACE_CODE_LENS_REFRESH,
+                   lsp.WORKSPACE_INLINE_VALUE_REFRESH, lsp.WORKSPACE_FOLDING_RANGE_REFRESH):
+        client.feature(method)(_answer_none)
+    client.feature(lsp.TELEMETRY_EVENT)(_answer_none)
+    client.feature("$/typescriptVersion")(_answer_none)  # typescript-language-server's greeting
+
+
+def _answer_none(params: Any) -> None:
+    return None
