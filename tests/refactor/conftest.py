@@ -161,11 +161,26 @@ TS_FILES = {
 }
 
 
-@pytest.fixture
-def tsdel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CODEAGENT_LSP_DAEMON", "never")
-    root = (tmp_path / "tsdel").resolve()
-    for rel, text in TS_FILES.items():
+def written_project(root: Path, files: dict[str, str]) -> Path:
+    """`files` (relative path → text) written under `root`, resolved."""
+    root = root.resolve()
+    for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def tsdel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CODEAGENT_LSP_DAEMON", "never")
+    return written_project(tmp_path / "tsdel", TS_FILES)
+
+
+@pytest.fixture
+def tsproj(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The module's FILES as a TypeScript project, its servers in this process."""
+    files = getattr(request.module, "FILES", None)
+    if not isinstance(files, dict):
+        pytest.fail(f"{request.module.__name__} uses `tsproj` but sets no FILES")
+    monkeypatch.setenv("CODEAGENT_LSP_DAEMON", "never")
+    return written_project(tmp_path / "tsproj", files)

@@ -45,16 +45,6 @@ FILES = {
 }
 
 
-@pytest.fixture
-def tsproj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CODEAGENT_LSP_DAEMON", "never")
-    root = (tmp_path / "tsproj").resolve()
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
-
-
 def test_ts_constructor_new_calls_subclasses_and_super_follow_then_undo(
         tsproj: Path, tree: Tree, cli: Callable[..., Any]) -> None:
     before = tree(tsproj)
