@@ -125,7 +125,7 @@ def iter_files(
 def iter_file_names(
     root: Path, start: Path | None = None, *, gitignore: bool = True, max_files: int | None = None,
     folders: list[str] | None = None, links: list[str] | None = None, links_out: list[str] | None = None,
-    depends: list[str] | None = None,
+    depends: list[str] | None = None, rule_files: list[str] | None = None,
 ) -> Iterator[tuple[str, str]]:
     """`iter_files` as strings: (absolute path, "/"-separated path relative to the root). No Path
     objects, no relpath, and a folder's .gitignore read only when the listing shows one: on a
@@ -134,7 +134,8 @@ def iter_file_names(
     kept selection depends on: agent/semantic/walkcache.py); `links_out` the symlinked files left
     out because they lead out of the root or not to a file, and `depends` the other paths whose
     state decided the walk: folders that could not be listed, the pyvenv.cfg that marked a
-    virtualenv (agent/semantic/walkstamps.py)."""
+    virtualenv (agent/semantic/walkstamps.py); `rule_files` the .gitignore of each folder walked
+    whose listing shows one."""
     start = start or root
     root_s = str(root)
     if start.is_file():
@@ -165,6 +166,8 @@ def iter_file_names(
         if rules is not None:
             if not any(e.name == ".gitignore" for e in entries):
                 rules.without_own_rules(rel_folder)
+            elif rule_files is not None:
+                rule_files.append(os.path.join(folder, ".gitignore"))
             ignoring = bool(rules.chain(rel_folder))
         subdirs: list[tuple[str, str]] = []
         for entry in entries:

@@ -26,12 +26,13 @@ from agent.semantic.querycache import RACY_NS
 # edit checks and the language-server stack behind them.
 NOT_NEEDED = ("agent.commands.code", "agent.commands.mcp", "agent.commands.navigation", "agent.commands.refactor",
               "agent.view", "agent.commands.cold_start", "agent.daemon.client", "agent.syntax.guard",
-              "agent.semantic.diagnostics", "agent.semantic.sessions", "lsp_bridge.client")
+              "agent.semantic.diagnostics", "agent.semantic.sessions", "lsp_bridge.client",
+              "charset_normalizer")  # (a file that is not UTF-8 needs it: none here)
 
 PROBE = ("import sys; sys.argv = ['codeagent'] + sys.argv[1:]\n"
          "from agent.entry import main\n"
          "try:\n    main()\n"
-         "finally:\n    print(sorted(m for m in sys.modules if m.startswith(('agent', 'lsp_bridge'))), file=sys.stderr)")
+         "finally:\n    print(sorted(m for m in sys.modules if m.startswith(('agent', 'lsp_bridge', 'charset_normalizer'))), file=sys.stderr)")
 
 
 def _one_shot(root: Path, *argv: str) -> tuple[dict[str, object], set[str]]:

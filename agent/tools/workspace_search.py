@@ -51,13 +51,14 @@ def _selected(ws: Workspace, start: Path, glob: str | None) -> list[Path]:
 
 def _selected_names(ws: Workspace, start: Path, glob: str | None, folders: list[str] | None = None,
                     links: list[str] | None = None, links_out: list[str] | None = None,
-                    depends: list[str] | None = None) -> list[tuple[str, str]]:
+                    depends: list[str] | None = None, rule_files: list[str] | None = None) -> list[tuple[str, str]]:
     """`_selected` as (absolute path, workspace-relative name) strings, without Path objects."""
     try:
         match = compile_glob(glob) if glob else None
     except ValueError as exc:
         raise ToolFailure(str(exc)) from exc
-    found = list(iter_file_names(ws.root, start, folders=folders, links=links, links_out=links_out, depends=depends))
+    found = list(iter_file_names(ws.root, start, folders=folders, links=links, links_out=links_out, depends=depends,
+                                 rule_files=rule_files))
     if match is None:
         return found
     base = start if start.is_dir() else start.parent
@@ -149,7 +150,9 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None,
     links: list[str] = []
     links_out: list[str] = []
     depends: list[str] = []
-    named = sorted(_selected_names(ws, start, glob, folders, links, links_out, depends), key=lambda item: item[1])
+    rule_files: list[str] = []
+    named = sorted(_selected_names(ws, start, glob, folders, links, links_out, depends, rule_files),
+                   key=lambda item: item[1])
     files: list[tuple[str, str]] = []
     too_big: list[str] = []
     sized: list[tuple[str, int]] = []
@@ -167,8 +170,10 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None,
     if walks is not None and token is not None:
         walks.put(key, token, selection, folders, [*links, *depends], started)  # (depends: stat-checked like links)
     elif stamped is not None:
-        stamped.put(key, selection, sized, [*_above(ws.root, start), *folders], depends,
-                    [(link, False) for link in links] + [(link, True) for link in links_out], started)
+        above = _above(ws.root, start)
+        rule_files += [g for g in (os.path.join(f, ".gitignore") for f in above) if os.path.isfile(g)]
+        stamped.put(key, selection, sized, [*above, *folders], depends,
+                    [(link, False) for link in links] + [(link, True) for link in links_out], started, rule_files)
     return selection, False, None
 
 
