@@ -92,3 +92,10 @@ def test_the_walk_answers_as_pathspec_rule_by_rule(root: Path) -> None:
     walked = {rel for _, rel in iter_file_names(root, root)}
     assert "src/keep.log" in walked and "src/debug.log" in walked and "debug.log" not in walked
     assert "src/f.txt" not in walked and "src/only_here.py" not in walked and "only_here.py" in walked
+
+
+def test_rules_that_cannot_be_joined_safely_get_no_quick_test() -> None:
+    for regex in (r"^(a)\1$", r"^(?P<name>x)(?P=name)", r"(?m)^x$"):
+        spec = pathspec.PathSpec([pathspec.RegexPattern(regex)])
+        assert quick_test(spec) is None, regex
+    assert quick_test(pathspec.GitIgnoreSpec.from_lines(["# nothing but a comment"])) is not None
