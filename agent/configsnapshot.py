@@ -31,12 +31,10 @@ import json
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .configpaths import ENV_PREFIXES, PROJECT_CONFIG, trust_store_path, user_config_path
 from .errors import CodeagentError
@@ -64,16 +62,16 @@ class StaleSnapshot(CodeagentError):
     """The settings loaded now differ from the snapshot a daemon was started with."""
 
 
-@dataclass(frozen=True)
-class SettingsSnapshot:
+class SettingsSnapshot(NamedTuple):
     """What the cold path needs of `Settings` before the fork (duck-typed: `warnings`, `lsp.*`,
-    `model_dump_json`), read from a snapshot; `verified` gives the real Settings."""
+    `model_dump_json`), read from a snapshot; `verified` gives the real Settings. (A NamedTuple:
+    dataclasses would import inspect, ~10 ms before the fork.)"""
 
     root: Path
     file: Path
     json: str  # Settings.model_dump_json() of the settings it was taken from
     warnings: tuple[str, ...]
-    lsp: SimpleNamespace = field(repr=False)
+    lsp: SimpleNamespace
 
     def model_dump_json(self) -> str:
         return self.json
@@ -149,6 +147,8 @@ def store_snapshot(root: Path, key: str, settings_json: str, warnings: Sequence[
                    folder: Path | None = None, keep: int = MAX_SNAPSHOTS) -> bool:
     """Write the snapshot of `root` (atomically, 0600), leaving at most `keep` in the folder; False
     when it could not be (a cache: the command goes on either way)."""
+    import tempfile  # (a miss only: ~5 ms, not before the fork of a hit)
+
     file = snapshot_file(root, folder)
     body = json.dumps({"version": SNAPSHOT_VERSION, "key": key, "root": str(root), "settings": settings_json,
                        "warnings": list(warnings)})

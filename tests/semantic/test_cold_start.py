@@ -123,3 +123,43 @@ def test_a_snapshot_other_than_the_settings_is_never_served(tmp_path: Path) -> N
     finally:
         stop_daemon(root)
         forget(snapshot_file(root))
+
+
+def test_the_daemon_forked_from_a_snapshot_spawns_the_server_before_loading_pydantic(tmp_path: Path) -> None:
+    """The server's parent (the forked daemon) has not loaded pydantic when it spawns the server
+    on a cold start from a snapshot; it had on the cold start that stored the snapshot. Seen by
+    the server command itself (a user setting): it reads its parent's memory map, then runs the
+    real server."""
+    from agent.configsnapshot import forget, snapshot_file
+    from lsp_bridge.servers import get_spec, resolve_command
+
+    root = copy_fixture("pyproj", tmp_path)
+    real, _folder = resolve_command(get_spec("basedpyright"), auto_install=False)
+    marks = tmp_path / "spawns.txt"
+    server = tmp_path / "server.sh"
+    server.write_text(f"#!/bin/sh\ngrep -c _pydantic_core /proc/$PPID/maps >> {marks}\nexec {' '.join(real)}\n",
+                      encoding="utf-8")
+    server.chmod(0o755)
+    user = tmp_path / "user.toml"
+    user.write_text(f'[lsp]\nserver_commands = {{python = ["{server}"]}}\n', encoding="utf-8")
+    env = {**_probe_env(), "CODEAGENT_CONFIG": str(user)}
+
+    def cold_refs() -> dict[str, object]:
+        proc = subprocess.run([sys.executable, "-m", "agent.cli", "refs", "shapes/geometry.py:30:5", "--root",
+                               str(root), "--json"], capture_output=True, text=True, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr
+        out: dict[str, object] = json.loads(proc.stdout)
+        return out
+
+    try:
+        first = cold_refs()
+        subprocess.run([sys.executable, "-m", "agent.cli", "daemon", "stop", "--root", str(root)], env=env,
+                       capture_output=True, timeout=60, check=True)
+        second = cold_refs()
+        assert second == first and first["success"] is True
+        counts = [int(n) for n in marks.read_text(encoding="utf-8").split()]
+        assert counts[0] > 0 and counts[-1] == 0 and len(counts) == 2  # one spawn each, adopted by the session
+    finally:
+        subprocess.run([sys.executable, "-m", "agent.cli", "daemon", "stop", "--root", str(root)], env=env,
+                       capture_output=True, timeout=60)
+        forget(snapshot_file(root))
