@@ -15,9 +15,10 @@ and exits, and the command starts through the normal path. So a snapshot only ev
 server starts a few hundred milliseconds early, never what is answered.
 
 It lives in the user's cache folder, one file per workspace root, written 0600 inside a 0700
-folder and ignored unless it is a regular file of this user that nobody else may write: nothing
-in a workspace, and no sandboxed command (their home is private), can write it. Who can write the
-user's cache can already replace the language servers installed there.
+folder and ignored unless it is a regular file of this user that nobody else may write, and never
+read or written when that folder lies inside the workspace (a workspace at the home folder): so
+neither the tools (confined to the workspace) nor a sandboxed command (its home is private) can
+write one. Who can write the user's cache can already replace the language servers installed there.
 
 Standard library and platformdirs only: nothing here may import pydantic (agent.config is imported
 only by `verified`, in the forked daemon, after the server spawned).
@@ -122,6 +123,8 @@ def load_snapshot(root: Path, key: str, folder: Path | None = None) -> SettingsS
     """The snapshot of `root` stored under `key`; None when there is none, it has another key, or
     its file is not a private regular file of this user."""
     file = snapshot_file(root, folder)
+    if _inside(file.parent, root):
+        return None
     try:
         fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
@@ -150,6 +153,8 @@ def store_snapshot(root: Path, key: str, settings_json: str, warnings: Sequence[
     import tempfile  # (a miss only: ~5 ms, not before the fork of a hit)
 
     file = snapshot_file(root, folder)
+    if _inside(file.parent, root):
+        return False
     body = json.dumps({"version": SNAPSHOT_VERSION, "key": key, "root": str(root), "settings": settings_json,
                        "warnings": list(warnings)})
     try:
@@ -209,6 +214,13 @@ def _installed(package: str) -> list[object]:
     except OSError:
         return [spec.origin, "unreadable"]
     return [spec.origin, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+
+
+def _inside(folder: Path, root: Path) -> bool:
+    """Whether `folder` is the workspace `root` or inside it (a workspace whose root holds the user
+    cache, e.g. the home folder): the tools may write there, so no snapshot is read or written."""
+    real, top = Path(os.path.realpath(folder)), Path(os.path.realpath(root))
+    return real == top or top in real.parents
 
 
 def _private_file(info: os.stat_result) -> bool:

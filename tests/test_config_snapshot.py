@@ -168,3 +168,25 @@ def test_the_snapshots_are_bounded(folder: Path, tmp_path: Path) -> None:
     for n in range(5):
         assert store_snapshot(tmp_path / f"r{n}", "k", "{}", [], folder, keep=3)
     assert len(list(folder.glob("*.json"))) == 3
+
+
+def test_no_snapshot_is_read_or_written_inside_the_workspace(root: Path, user: Path, tmp_path: Path) -> None:
+    """A workspace holding the user cache (e.g. the home folder): the tools could write a snapshot
+    there, so none is used."""
+    settings = load_settings(root)
+    inside = root / ".cache" / "codeagent" / "settings"
+    assert not store_snapshot(root, settings_key(root), settings.model_dump_json(), [], inside)
+    assert not inside.exists()
+    elsewhere = tmp_path / "cache"
+    assert store_snapshot(root, settings_key(root), settings.model_dump_json(), [], elsewhere)
+    inside.parent.mkdir(parents=True)
+    elsewhere.rename(inside)  # the same file, now inside the workspace
+    assert load_snapshot(root, settings_key(root), inside) is None
+    assert isinstance(cold_settings(root, inside), Settings)
+
+
+def test_a_folder_that_cannot_be_made_only_costs_the_snapshot(root: Path, user: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    assert not store_snapshot(root, settings_key(root), "{}", [], blocker / "settings")
+    assert isinstance(cold_settings(root, blocker / "settings"), Settings)
