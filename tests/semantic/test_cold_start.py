@@ -153,6 +153,7 @@ def test_the_daemon_forked_from_a_snapshot_spawns_the_server_before_loading_pyda
 
     try:
         first = cold_refs()
+        assert snapshot_file(root).is_file()
         subprocess.run([sys.executable, "-m", "agent.cli", "daemon", "stop", "--root", str(root)], env=env,
                        capture_output=True, timeout=60, check=True)
         second = cold_refs()
