@@ -153,9 +153,15 @@ class SymbolIndex:
                     todo.append(job)
             gone = [p for p in self._records if p not in seen and _inside(p, prefix)]
             parsed: set[str] = set()
-            for records in self._parse(todo, now, stats, progress):
-                self._keep(records)
-                parsed.update(rec.path for rec in records)
+            # A whole tree into an empty store: its lookup by name is built once, at the end.
+            bulk = not self._records and len(todo) >= IN_PROCESS_BATCH and self.store.defer_name_lookup()
+            try:
+                for records in self._parse(todo, now, stats, progress):
+                    self._keep(records)
+                    parsed.update(rec.path for rec in records)
+            finally:
+                if bulk:
+                    self.store.restore_name_lookup()
             gone.extend(rel for _a, rel, _s in todo if rel not in parsed and rel in self._records)  # vanished
             for rel in gone:
                 del self._records[rel]
