@@ -18,6 +18,7 @@ from ..toolcontext import ToolContext
 from ..workspace import TextDoc
 from .parsed import tree_for
 from .position_kind import describe_char, non_symbol_at
+from .target_docs import target_doc
 
 _IDENT_CHAR = re.compile(r"[\w$]")
 _IDENT_AT = re.compile(r"[\w$]+")
@@ -94,7 +95,7 @@ def resolve_target(
     if file_path is None or line is None or column is None:
         raise ToolFailure("give file_path, line and column (1-based), or symbol (a name path like Class.method)")
     real = ws.resolve(file_path)
-    doc = ws.read(real)
+    doc = target_doc(ctx, real)
     language = syntax_language(real)
     if language is None:
         raise ToolFailure(f"{doc.path}: no semantic support for this kind of file (Python, TypeScript, JavaScript)")
