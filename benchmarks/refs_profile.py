@@ -81,6 +81,8 @@ def _install_spans() -> None:
 
     _span(client.BridgeClient, "request", "bridge: request sent → answer structured")
     _span(session.convert, "locations", "bridge: convert.locations")
+    if hasattr(session.convert, "plain_locations"):  # a references result taken as plain JSON
+        _span(session.convert, "plain_locations", "bridge: convert.plain_locations")
     _span(code, "resolve_target", "resolve_target")
     _span(references, "from_locations", "from_locations")
     _span(references, "unconfirmed_hits", "unconfirmed_hits (after the answer)")
