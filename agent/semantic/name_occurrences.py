@@ -235,7 +235,10 @@ class NameSearch:
         """The candidates computed now (a kept list went stale during the request)."""
         self.kept, self._trusted = None, False
         self.epoch = self._cache.watched_epoch() if self._cache is not None else None
-        return self._files()
+        files = self._files()
+        self._result = concurrent.futures.Future()  # what files() gives from now on
+        self._result.set_result(files)
+        return files
 
     def files(self) -> list[str]:
         """Workspace-relative paths, sorted (at most MAX_FILES)."""

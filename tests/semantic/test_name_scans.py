@@ -102,6 +102,7 @@ def test_a_write_during_the_request_is_seen(tmp_path: Path) -> None:
         file_cache(ctx).forget(["c.py"])
         found = unconfirmed_hits(ctx, search, {})
         assert sorted((h.path, h.line) for h in found.hits) == [("a.py", 0), ("b.py", 1), ("c.py", 0)]
+        assert search.files() == ["a.py", "b.py", "c.py", "s.py"]  # a later caller (rename's textual pass) too
 
 
 def test_nothing_is_reused_without_a_watch(tmp_path: Path) -> None:
