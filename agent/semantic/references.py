@@ -9,6 +9,7 @@ format 1 (before) was [{path, references: [...]}]."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ def from_locations(ctx: ToolContext, locations: list[FileLocation]) -> RefSet:
             last = loc.path
             if last not in where:
                 shown = display_path(ctx, last)
-                where[last] = None if Path(shown).is_absolute() else shown
+                where[last] = None if os.path.isabs(shown) else shown
             rel = where[last]
         if rel is None:
             refs.external.append(f"{loc.path}:{loc.range.start.line + 1}:{loc.range.start.character + 1}")

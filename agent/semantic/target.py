@@ -162,7 +162,7 @@ def display_path(ctx: ToolContext, path: Path) -> str:
     """Workspace-relative when inside the root (servers answer with real paths), else absolute.
     Only for showing: reads and writes still go through Workspace.resolve."""
     root = ctx.workspace.root
-    lexical = _lexical_rel(Path(path), root)
+    lexical = _lexical_rel(path if isinstance(path, Path) else Path(path), root)
     if lexical is not None:
         return lexical
     try:  # a path through a symlink, or with "..": compare real paths
