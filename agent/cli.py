@@ -244,6 +244,10 @@ def main(argv: Sequence[str] | None = None, *, fast_tried: bool = False) -> int:
             from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
 
             fast = try_fast(words)
+    if fast is None and words[:1] == ["index"]:  # the cache must be built: without the rest of the CLI
+        from .commands.index_cold import run_index_command
+
+        fast = run_index_command(words[1:])
     if fast is None and words[:1] != ["tool"] and os.environ.get("CODEAGENT_LSP_DAEMON") != "never":
         from .commands.cold_start import try_cold  # no daemon yet: fork it before the tools load
 
