@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 
 import pathspec
 
+from ..ignorequick import Quick, quick_test
 from ..walk import ALWAYS_SKIPPED, load_gitignore
 from ..workspace import TEMP_SUFFIX
 from .languages import language_for
 
-_Specs = tuple[tuple[int, pathspec.GitIgnoreSpec], ...]  # (depth of the folder, its rules)
+# (depth of the folder, its rules, their quick test: agent/ignorequick.py)
+_Specs = tuple[tuple[int, pathspec.GitIgnoreSpec, Quick | None], ...]
 _NAME = operator.attrgetter("name")
 
 
@@ -50,8 +52,10 @@ def _is_virtualenv(entries: list[os.DirEntry[str]]) -> bool:
 
 
 def _ignored(parts: list[str], is_dir: bool, specs: _Specs) -> bool:
-    for depth, spec in reversed(specs):
+    for depth, spec, quick in reversed(specs):
         sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+        if quick is not None and quick(sub) is None:
+            continue  # no rule of this file can match (pathspec would say None: undecided)
         include = spec.check_file(sub).include
         if include is not None:
             return bool(include)
@@ -71,13 +75,13 @@ def source_files(root: str, start: str | None = None,
             with contextlib.suppress(OSError):
                 yield start, rel_start, os.stat(start)
         return
-    specs: list[tuple[int, pathspec.GitIgnoreSpec]] = []
+    specs: list[tuple[int, pathspec.GitIgnoreSpec, Quick | None]] = []
     folder = root
     parts = rel_start.split("/") if rel_start else []
     for depth in range(len(parts)):  # the rules of the folders above `start` apply too
         spec = load_gitignore(folder) if os.path.isfile(os.path.join(folder, ".gitignore")) else None
         if spec is not None:
-            specs.append((depth, spec))
+            specs.append((depth, spec, quick_test(spec)))
         folder = os.path.join(folder, parts[depth])
     yield from _walk(start, parts, tuple(specs), root_prefix, top=True, log=log)
 
@@ -105,7 +109,7 @@ def _walk(folder: str, parts: list[str], specs: _Specs, root_prefix: str,
                 log.complete = False
         spec = load_gitignore(folder)
         if spec is not None:
-            specs = (*specs, (len(parts), spec))
+            specs = (*specs, (len(parts), spec, quick_test(spec)))
     subfolders = []
     for entry in entries:
         name = entry.name
