@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import functools
 import os
 import subprocess
 import threading
@@ -29,6 +30,7 @@ from ..toolcontext import ToolContext
 from ..walk import iter_files
 from .filecache import file_cache
 from .name_continuation import continuations
+from .outlines import keep_outline
 from .watch import NewFileWatcher
 
 MAX_FILES = 5_000
@@ -199,7 +201,10 @@ class NameSearch:
                     continue
                 parsed += 1
                 chars += len(cache.text(rel) or "")
-                found = cache.code_occurrences(rel, language, self.name)
+                # A file with the name in code may hold references: its outline comes from the
+                # same parse, for the answer's grouping (which then parses none of them after it).
+                found = cache.code_occurrences(rel, language, self.name,
+                                               parsed=functools.partial(keep_outline, self.ctx, rel, language))
             known[rel] = found
 
     def files(self) -> list[str]:
@@ -265,10 +270,12 @@ def word_positions(text: str, name: str) -> list[tuple[int, int]]:
     return out
 
 
-def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int]] | None = None) -> list[CodeHit]:
+def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int]] | None = None,
+              outline: bool = False) -> list[CodeHit]:
     """Identifier tokens equal to `name` in code (not strings/comments) in one file. With `only`,
     the file is parsed only if some word match is not in `only` (the already-confirmed sites),
-    and just the unconfirmed hits are returned."""
+    and just the unconfirmed hits are returned. `outline`: keep the file's outline from that parse
+    (a file whose hits the answer groups by enclosing definition)."""
     language = syntax_language(rel)
     if language is None:
         return []
@@ -280,7 +287,8 @@ def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int
         words = [p for p in word_positions(text, name) if p not in only]
         if not words:
             return []
-    hits = [CodeHit(rel, ln, col) for ln, col in cache.code_occurrences(rel, language, name)]
+    parsed = functools.partial(keep_outline, ctx, rel, language) if outline else None
+    hits = [CodeHit(rel, ln, col) for ln, col in cache.code_occurrences(rel, language, name, parsed=parsed)]
     if only is not None:
         hits = [h for h in hits if (h.line, h.column) not in only]
     return hits
@@ -326,7 +334,7 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
             continue
         checked += 1
         chars += len(text)
-        out.hits.extend(code_hits(ctx, rel, search.name, only=only))
+        out.hits.extend(code_hits(ctx, rel, search.name, only=only, outline=rel in confirmed))
     if out.left and search.listing is not None:  # a daemon: parse the rest before the next query
         continuations(ctx).submit(search.name, out.left, search.listing.between)
     return out
