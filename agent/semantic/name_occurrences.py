@@ -149,6 +149,7 @@ class NameSearch:
         self._listing = listing if listing is not None and listing.ready else None
         self.listing = self._listing  # a long-lived session's listing (None: a one-shot search)
         self.known = {}
+        self.words = {}
         rg = find_rg(self.ctx.workspace.root)
         if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
             cmd = [*_rg_command(rg, ctx, family), "--files-with-matches", "--word-regexp", "--fixed-strings",
@@ -173,6 +174,7 @@ class NameSearch:
 
     _stopped: threading.Event | None = None
     known: dict[str, list[tuple[int, int]]]  # rel -> code occurrences found while the server answered
+    words: dict[str, tuple[str, list[tuple[int, int]]]]  # rel -> (its text, word_positions) found then
 
     def stop_preparing(self) -> None:
         """The answer is in: whoever needs a file's occurrences from now on parses it itself."""
@@ -189,6 +191,14 @@ class NameSearch:
         except Exception:
             return
         cache = file_cache(self.ctx)
+        # Every candidate's text first: the scan after the answer reads them all in any case (are
+        # all their words confirmed?), and a common name's thousand files cost ~1 s of reads there.
+        for rel in files:
+            if self._stopped.is_set():
+                return
+            text = cache.text(rel)
+            if text:  # with the name's word positions in that very text
+                self.words[rel] = (text, word_positions(text, self.name))
         known = self.known
         chars = parsed = 0
         for rel in files:
@@ -326,7 +336,9 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
             out.hits.extend(CodeHit(rel, ln, col) for ln, col in known if (ln, col) not in only)
             continue
         text = cache.text(rel)
-        if text is None or all(p in only for p in word_positions(text, search.name)):
+        held = search.words.get(rel)
+        words = held[1] if held is not None and held[0] is text else word_positions(text or "", search.name)
+        if text is None or all(p in only for p in words):
             continue
         if checked >= MAX_CHECKED_FILES or chars >= max_chars:
             out.unchecked += 1
