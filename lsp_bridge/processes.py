@@ -20,13 +20,15 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from lsp_bridge.early_handshake import EarlyHandshake, Lookup
 from lsp_bridge.early_init import frame
 from lsp_bridge.servers import server_env
+
+if TYPE_CHECKING:
+    from lsp_bridge.early_handshake import EarlyHandshake, Lookup
 
 MAX_AGE = 300.0  # seconds an unadopted early server is kept for a session to take
 STREAM_LIMIT = 1024 * 1024  # the asyncio reader's line limit (headers; bodies are read exactly)
@@ -61,13 +63,14 @@ _early: dict[Key, Early] = {}
 
 
 def start_early(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None,
-                initialize: dict[str, Any] | None = None, settings: Lookup | None = None,
+                initialize: dict[str, Any] | None = None, settings: Callable[[], Lookup] | None = None,
                 push_settings: bool = False) -> bool:
     """Spawn `command` in `cwd` now, for a session to adopt later, and write it the `initialize`
     request with `initialize` as params, if given (early_init.initialize_params); then `initialized`
-    once it answers, and `settings`' answers to its configuration requests (readiness.session_settings;
-    `push_settings`: the spec's). False (nothing started) when the program cannot be started here;
-    the session will then report that itself."""
+    once it answers, and the answers to its configuration requests of the lookup `settings()`
+    makes (called after the spawn: readiness.session_settings; `push_settings`: the spec's).
+    False (nothing started) when the program cannot be started here; the session will then
+    report that itself."""
     key = (tuple(command), str(cwd))
     if key in _early and _early[key].proc.poll() is None:
         return True
@@ -86,7 +89,10 @@ def start_early(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | N
         except OSError:  # it died at once: the session's own start reports why
             kill(proc)
             return False
-        handshake = EarlyHandshake(proc.stdout, proc.stdin, settings, push=push_settings)
+        from lsp_bridge.early_handshake import EarlyHandshake  # after the spawn: off the server's path
+
+        handshake = EarlyHandshake(proc.stdout, proc.stdin, settings() if settings is not None else None,
+                                   push=push_settings)
     if not _early:
         atexit.register(discard_all)
     _early[key] = Early(proc, full_env, time.monotonic(), initialize, handshake)

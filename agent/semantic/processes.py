@@ -45,4 +45,4 @@ def start_language_early(settings: Settings, root: Path, language: str) -> bool:
     options = spec.initialization_options(folder) if spec.initialization_options and folder else None
     cwd = Path(root).resolve()
     return start_early(command, cwd=cwd, initialize=initialize_params(cwd, options),
-                       settings=session_settings(spec, cwd), push_settings=spec.push_settings)
+                       settings=lambda: session_settings(spec, cwd), push_settings=spec.push_settings)

@@ -46,7 +46,7 @@ def _fake(tmp_path: Path) -> tuple[Path, Path, list[str]]:
 def test_the_early_reader_finishes_the_handshake_and_the_session_repeats_none_of_it(tmp_path: Path) -> None:
     root, log, command = _fake(tmp_path)
     settings = session_settings(FAKE_SPEC, root)
-    assert processes.start_early(command, cwd=root, initialize=initialize_params(root), settings=settings,
+    assert processes.start_early(command, cwd=root, initialize=initialize_params(root), settings=lambda: settings,
                                  push_settings=FAKE_SPEC.push_settings)
     early = processes._early[(tuple(command), str(root))].proc
     said = _wait_for("answer cfg-1", log)  # no session exists yet: the early reader answered
@@ -72,7 +72,7 @@ def test_the_early_reader_finishes_the_handshake_and_the_session_repeats_none_of
 def test_a_server_given_other_settings_early_is_not_used(tmp_path: Path) -> None:
     root, log, command = _fake(tmp_path)
     assert processes.start_early(command, cwd=root, initialize=initialize_params(root),
-                                 settings=lambda section: {"not": "the session's"}, push_settings=True)
+                                 settings=lambda: lambda section: {"not": "the session's"}, push_settings=True)
     early = processes._early[(tuple(command), str(root))].proc
     _wait_for("answer cfg-1", log)
     session = LspSession(root, FAKE_SPEC, command=command, request_timeout=30.0, start_timeout=30.0)
@@ -94,7 +94,7 @@ def test_a_real_server_starts_on_the_early_handshake_before_any_session(tmp_path
     spec = get_spec("basedpyright")
     command, _folder = resolve_command(spec, auto_install=False)
     assert processes.start_early(command, cwd=root, initialize=initialize_params(root),
-                                 settings=session_settings(spec, root), push_settings=spec.push_settings)
+                                 settings=lambda: session_settings(spec, root), push_settings=spec.push_settings)
     entry = processes._early[(tuple(command), str(root))]
     assert entry.handshake is not None
     deadline = time.monotonic() + 120
