@@ -13,12 +13,10 @@ import os
 from typing import Any
 
 from . import tools
-from .config import Settings, load_settings
+from .config import Settings, SyntaxSettings, load_settings
 from .progressbar import terminal_progress
 from .registry import REGISTRY, Registry
-from .semantic.diagnostics import DiagnosticsDelta, ServerSync
-from .syntax.guard import SyntaxGuard
-from .toolcontext import ToolContext
+from .toolcontext import EditCheck, ToolContext
 from .tools import TOOL_MODULES
 from .workspace import Workspace
 
@@ -37,10 +35,19 @@ def open_context(root: str | os.PathLike[str], *, settings: Settings | None = No
 
 def install_default_checks(ctx: ToolContext) -> None:
     """The edit checks every session runs, in order: the syntax guard (may reject), then the
-    semantic ones (they only act when a language server already runs)."""
-    ctx.edit_checks.append(SyntaxGuard(ctx.settings.syntax))
-    ctx.edit_checks.append(ServerSync())
-    ctx.edit_checks.append(DiagnosticsDelta())
+    semantic ones (they only act when a language server already runs). They are made when the
+    session first reads ctx.edit_checks (its first edit): their modules (tree-sitter, the
+    language-server stack) cost a one-shot read-only call ~0.1 s of imports it never uses."""
+    syntax = ctx.settings.syntax
+    ctx.defer_checks(lambda: default_checks(syntax))
+
+
+def default_checks(syntax: SyntaxSettings) -> list[EditCheck]:
+    """The syntax guard on these settings, then the language servers' sync and diagnostics delta."""
+    from .semantic.diagnostics import DiagnosticsDelta, ServerSync
+    from .syntax.guard import SyntaxGuard
+
+    return [SyntaxGuard(syntax), ServerSync(), DiagnosticsDelta()]
 
 
 def load_all_tools() -> Registry:

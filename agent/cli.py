@@ -50,7 +50,7 @@ def cmd_tool(args: argparse.Namespace) -> int:
     on_output = _stream_to_stderr if args.stream else None
     from .commands.context import make_context
 
-    with make_context(args.root, on_output=on_output) as ctx:
+    with make_context(args.root, on_output=on_output, one_call=True) as ctx:
         result_obj = registry.execute(ctx, tool, params)
     out = result_obj.to_dict()
     print_json(out)
@@ -64,15 +64,19 @@ def _tool_in_daemon(args: argparse.Namespace, name: str, call_args: dict[str, An
     STARTS_DAEMON. None: run it here."""
     from pathlib import Path
 
-    from .commands.code import run_tool
-    from .commands.context import show_config_warnings
-    from .config import load_settings
     from .daemon.protocol import DaemonError, state_dir
 
     root = Path(args.root).expanduser().resolve()
     try:
         if name not in STARTS_DAEMON and not (state_dir(root) / "sock").exists():
-            return None
+            return None  # (before the imports below: a one-shot search pays none of them)
+    except (CodeagentError, OSError):  # the in-process path reports a bad root itself
+        return None
+    from .commands.code import run_tool
+    from .commands.context import show_config_warnings
+    from .config import load_settings
+
+    try:
         settings = load_settings(root)
     except (CodeagentError, OSError):  # the in-process path reports a bad root or config itself
         return None
@@ -185,7 +189,11 @@ def _list_journal(ws: Workspace, *, as_json: bool) -> int:
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, only_tool: bool = False) -> argparse.ArgumentParser:
+    """The whole grammar; `only_tool`: the `tool` command's alone, which parses, helps and errs
+    on `codeagent tool ...` exactly as the whole one does, without importing every command family
+    (their modules bring the tool registry and the language-server stack: most of a one-shot
+    `codeagent tool search_in_files` call)."""
     parser = argparse.ArgumentParser(prog="codeagent", description="A coding agent whose tools understand code.")
     parser.add_argument("--version", action="version", version=f"codeagent {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -201,6 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     for flags, kw in TOOL_ARGUMENTS:
         p.add_argument(*flags, **kw)
     p.set_defaults(func=cmd_tool)
+    if only_tool:
+        return parser
 
     p = sub.add_parser("tools", help="list the tools")
     p.add_argument("--json", action="store_true", help="print the OpenAI function-calling schemas")
@@ -234,13 +244,17 @@ def main(argv: Sequence[str] | None = None, *, fast_tried: bool = False) -> int:
             from .commands.via_daemon import try_fast  # a warm daemon answers before the heavy imports
 
             fast = try_fast(words)
-    if fast is None and os.environ.get("CODEAGENT_LSP_DAEMON") != "never":
+    if fast is None and words[:1] == ["index"]:  # the cache must be built: without the rest of the CLI
+        from .commands.index_cold import run_index_command
+
+        fast = run_index_command(words[1:])
+    if fast is None and words[:1] != ["tool"] and os.environ.get("CODEAGENT_LSP_DAEMON") != "never":
         from .commands.cold_start import try_cold  # no daemon yet: fork it before the tools load
 
         fast = try_cold(words)
     if fast is not None:
         return fast
-    parser = build_parser()
+    parser = build_parser(only_tool=words[:1] == ["tool"])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help

@@ -41,6 +41,7 @@ class ToolContext:
         run_id: str | None = None,
         on_output: Callable[[str], None] | None = None,
         show_progress: ShowProgress | None = None,
+        one_call: bool = False,
     ):
         self.workspace = workspace
         self.settings = settings or Settings()
@@ -50,10 +51,31 @@ class ToolContext:
         # tools (shell commands) stop at once. The caller clears it before each call.
         self.cancel = threading.Event()
         self.show_progress = show_progress  # how a long index refresh reports (None: silently)
-        self.edit_checks: list[EditCheck] = []
+        # The session makes one tool call and ends (`codeagent tool`): what a service would keep
+        # for a next call (search_in_files' walk stamps) is not worth its cost.
+        self.one_call = one_call
+        self._edit_checks: list[EditCheck] = []
+        self._deferred_checks: Callable[[], list[EditCheck]] | None = None
         self._services: dict[str, Any] = {}
         self._closers: list[Callable[[], None]] = []
         self._lock = threading.RLock()
+
+    @property
+    def edit_checks(self) -> list[EditCheck]:
+        """The checks every mutating tool runs after its edit, in order (agent/commit.py). Those
+        an entry point deferred come first, made on first use: a session that never edits (a
+        one-shot search) never imports the syntax guard or the diagnostics stack."""
+        if self._deferred_checks is not None:
+            with self._lock:  # (cleared only once the checks are in: no thread sees a list without them)
+                make = self._deferred_checks
+                if make is not None:
+                    self._edit_checks[:0] = make()
+                    self._deferred_checks = None
+        return self._edit_checks
+
+    def defer_checks(self, make: Callable[[], list[EditCheck]]) -> None:
+        """`make()` gives the first edit checks when `edit_checks` is first read (bootstrap.py)."""
+        self._deferred_checks = make
 
     def service(self, key: str, factory: Callable[[], T], *, close: Callable[[T], None] | None = None) -> T:
         """A lazily created, shared object (a language-server manager, the syntax index)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pathspec
 
+from .ignorequick import Quick, quick_test
 from .workspace import TEMP_SUFFIX
 
 ALWAYS_SKIPPED = frozenset(
@@ -42,7 +43,8 @@ def _lists_pyvenv(entries: list[os.DirEntry[str]]) -> bool:
     return False
 
 
-_Chain = tuple[tuple[str, pathspec.GitIgnoreSpec], ...]  # (folder relative to the root, its rules)
+# (folder relative to the root, its rules, the quick test of them: ignorequick.py)
+_Chain = tuple[tuple[str, pathspec.GitIgnoreSpec, Quick | None], ...]
 
 
 class IgnoreRules:
@@ -59,7 +61,7 @@ class IgnoreRules:
         if chain is None:
             parent = self.chain(folder_rel.rpartition("/")[0]) if folder_rel else ()
             spec = load_gitignore(os.path.join(self._root, folder_rel))
-            chain = parent + ((folder_rel, spec),) if spec is not None else parent
+            chain = parent + ((folder_rel, spec, quick_test(spec)),) if spec is not None else parent
             self._chains[folder_rel] = chain
         return chain
 
@@ -73,9 +75,12 @@ class IgnoreRules:
         """What git would say of a "/"-separated path relative to the root: the deepest
         .gitignore with a matching rule decides (so a nested `!pattern` re-includes)."""
         folder = rel.rpartition("/")[0]
-        for base, spec in reversed(self.chain(folder)):
+        for base, spec, quick in reversed(self.chain(folder)):
             sub = rel[len(base) + 1:] if base else rel
-            include = spec.check_file(sub + "/" if is_dir else sub).include
+            path = sub + "/" if is_dir else sub
+            if quick is not None and quick(path) is None and not path.startswith(("/", "./")):
+                continue  # no rule of this file can match (pathspec would say None: undecided)
+            include = spec.check_file(path).include
             if include is not None:
                 return bool(include)
         return False
@@ -125,7 +130,7 @@ def iter_files(
 def iter_file_names(
     root: Path, start: Path | None = None, *, gitignore: bool = True, max_files: int | None = None,
     folders: list[str] | None = None, links: list[str] | None = None, links_out: list[str] | None = None,
-    depends: list[str] | None = None,
+    depends: list[str] | None = None, rule_files: list[str] | None = None,
 ) -> Iterator[tuple[str, str]]:
     """`iter_files` as strings: (absolute path, "/"-separated path relative to the root). No Path
     objects, no relpath, and a folder's .gitignore read only when the listing shows one: on a
@@ -134,7 +139,8 @@ def iter_file_names(
     kept selection depends on: agent/semantic/walkcache.py); `links_out` the symlinked files left
     out because they lead out of the root or not to a file, and `depends` the other paths whose
     state decided the walk: folders that could not be listed, the pyvenv.cfg that marked a
-    virtualenv (agent/semantic/walkstamps.py)."""
+    virtualenv (agent/semantic/walkstamps.py); `rule_files` the .gitignore of each folder walked
+    whose listing shows one."""
     start = start or root
     root_s = str(root)
     if start.is_file():
@@ -165,6 +171,8 @@ def iter_file_names(
         if rules is not None:
             if not any(e.name == ".gitignore" for e in entries):
                 rules.without_own_rules(rel_folder)
+            elif rule_files is not None:
+                rule_files.append(os.path.join(folder, ".gitignore"))
             ignoring = bool(rules.chain(rel_folder))
         subdirs: list[tuple[str, str]] = []
         for entry in entries:

@@ -81,6 +81,8 @@ def _install_spans() -> None:
 
     _span(client.BridgeClient, "request", "bridge: request sent → answer structured")
     _span(session.convert, "locations", "bridge: convert.locations")
+    if hasattr(session.convert, "plain_locations"):  # a references result taken as plain JSON
+        _span(session.convert, "plain_locations", "bridge: convert.plain_locations")
     _span(code, "resolve_target", "resolve_target")
     _span(references, "from_locations", "from_locations")
     _span(references, "unconfirmed_hits", "unconfirmed_hits (after the answer)")
@@ -94,6 +96,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--spans", action="store_true", help="time the parts of each answer")
+    ap.add_argument("--only", help="measure only the target of this name (the others still warm up)")
     args = ap.parse_args()
     if args.spans:
         _install_spans()
@@ -133,7 +136,10 @@ def main() -> int:
         continuations(daemon.ctx).settle(300)
         prof = cProfile.Profile() if args.profile else None
         rows = []
+        print(f"measuring (pid {os.getpid()})", file=sys.stderr, flush=True)  # e.g. for py-spy --pid
         for name, rel, line, col in corpus.targets:
+            if args.only and name != args.only:
+                continue
             walls, cpus, servers = [], [], []
             SPANS.clear()
             for _ in range(args.rounds):

@@ -79,6 +79,8 @@ def main() -> int:
     parser.add_argument("--tree", type=Path, help="an unpacked tree or a .tar.gz (default: Django 5.1.4)")
     parser.add_argument("--daemon", action="store_true", help="also through a started daemon")
     parser.add_argument("--no-cli", action="store_true", help="skip the whole-process CLI measure")
+    parser.add_argument("--gitignore", type=Path, help="a .gitignore to write at the copy's root, e.g. "
+                        "benchmarks/python.gitignore: a repository's usual rules (ripgrep obeys them too)")
     args = parser.parse_args()
     compile_codeagent()
     rg = find_rg()
@@ -89,6 +91,8 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="search-bench-"))
     root = (scratch / source.name)
     shutil.copytree(source, root, symlinks=True)
+    if args.gitignore:
+        shutil.copyfile(args.gitignore, root / ".gitignore")
     root = root.resolve()
     registry = load_all_tools()
     ctx = open_context(root, settings=Settings())
@@ -152,7 +156,7 @@ def main() -> int:
             subprocess.run([*CODEAGENT, "daemon", "stop", "--root", str(root)], capture_output=True, timeout=120)
         shutil.rmtree(scratch, ignore_errors=True)
     m = statistics.median
-    print(f"\n## search_in_files vs raw ripgrep, {source.name}, {args.rounds} rounds, medians (seconds); "
+    print(f"\n## search_in_files vs raw ripgrep, {source.name}{' + ' + args.gitignore.name if args.gitignore else ''}, {args.rounds} rounds, medians (seconds); "
           f"{os.cpu_count()} CPUs; load average before {load_before}, after {loadavg()}\n")
     print("| query | matching lines (rg / tool) | raw rg | in process | ratio | paired | CPU s raw / tool | fresh session "
           "| CLI | daemon | target |")

@@ -92,6 +92,7 @@ class BridgeClient(LanguageClient):
         self.failure: ServerCrashed | None = None
         self.changed = asyncio.Event()  # set (and replaced) on any state change waiters care about
         self._tasks: list[asyncio.Task[Any]] = []
+        self._plain: set[str] = set()  # ids of requests whose result is handed over as parsed JSON
         install_handlers(self)
 
     def _notify_change(self) -> None:
@@ -243,6 +244,14 @@ class BridgeClient(LanguageClient):
             raise ProtocolViolation(f"{self.label}: a JSON-RPC message must be an object: {body[:200]!r}")
         if self._answered_early and answered_early(self._answered_early, raw):
             return  # read again from the early reader's bytes: it was answered then
+        msg_id = raw.get("id")
+        if type(msg_id) is str and msg_id in self._plain and "result" in raw and not {"method", "error"} & raw.keys():
+            self._plain.discard(msg_id)  # the caller checks the result's shape (convert.plain_locations)
+            self.protocol._result_types.pop(msg_id, None)
+            future = self.protocol._request_futures.pop(msg_id, None)
+            if future is not None and not future.done():
+                future.set_result(raw["result"])
+            return
         try:  # pygls types the top-level message only (inner objects are typed from it): parse once
             message = self.protocol.structure_message(raw)
         except (JsonRpcException, Exception) as exc:
@@ -297,17 +306,23 @@ class BridgeClient(LanguageClient):
 
     # -- requests --------------------------------------------------------------------------------
     async def request(self, method: str, params: Any, timeout: float,
-                      on_sent: Callable[[], object] | None = None) -> Any:
+                      on_sent: Callable[[], object] | None = None, *, plain: bool = False) -> Any:
         """Send a request and await its result, translating every failure into a bridge error.
         On timeout the request is cancelled ($/cancelRequest) and RequestTimeout raised.
-        `on_sent` runs (on the loop thread; keep it short) once the request is written."""
+        `on_sent` runs (on the loop thread; keep it short) once the request is written. With
+        `plain`, a result is the parsed JSON, not protocol types: the caller checks its shape."""
         if self.failure is not None:
             raise self.failure
         msg_id = f"lb-{next(_ids)}"
         future = self.protocol.send_request(method, params, msg_id=msg_id)
+        if plain:  # before any await: no answer can be read in between
+            self._plain.add(msg_id)
         if on_sent is not None:
             on_sent()
-        return await self._answer(method, msg_id, future, timeout)
+        try:
+            return await self._answer(method, msg_id, future, timeout)
+        finally:
+            self._plain.discard(msg_id)
 
     async def answer_early(self, timeout: float) -> Any:
         """The answer to the `initialize` written at the early spawn (see early_initialize)."""

@@ -1,18 +1,24 @@
-"""Server answers (lsprotocol types, server encoding) -> bridge dataclasses (code-point columns)."""
+"""Server answers (lsprotocol types, server encoding) -> bridge dataclasses (code-point columns).
+
+A references answer is taken as plain JSON (`plain_locations`, checked here as strictly as the
+protocol types would): structuring 1,500 Locations into lsprotocol objects first cost more than
+everything else we do with them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from lsprotocol import types as lsp
 
-from lsp_bridge.errors import InvalidEdit
-from lsp_bridge.positions import Encoding, TextLines
+from lsp_bridge.errors import InvalidEdit, RequestFailed
+from lsp_bridge.positions import Encoding, TextLines, from_units
 from lsp_bridge.types import Diagnostic, FileLocation, Position, Range
 from lsp_bridge.uris import uri_to_path
 
 LinesOf = Callable[[Path], "TextLines | None"]
+Site = tuple[str, int, int, int, int]  # uri, then the range's 0-based lines and server columns
+UINTEGER_MAX = 2**31 - 1  # the protocol's uinteger
 
 _SEVERITY = {
     lsp.DiagnosticSeverity.Error: "error",
@@ -35,8 +41,7 @@ def locations(result: object, lines_of: LinesOf, encoding: Encoding) -> list[Fil
     if result is None:
         return []
     items: Sequence[object] = result if isinstance(result, Sequence) else [result]
-    files: dict[str, tuple[Path, str, TextLines | None] | None] = {}  # uri -> (path, str(path), lines)
-    found: dict[tuple[str, int, int, int, int], FileLocation] = {}
+    sites: list[Site] = []
     for item in items:
         if isinstance(item, lsp.Location):
             uri, rng = item.uri, item.range
@@ -44,6 +49,36 @@ def locations(result: object, lines_of: LinesOf, encoding: Encoding) -> list[Fil
             uri, rng = item.target_uri, item.target_selection_range
         else:
             continue
+        sites.append((uri, rng.start.line, rng.start.character, rng.end.line, rng.end.character))
+    return _located(sites, lines_of, encoding)
+
+
+def plain_locations(result: object, lines_of: LinesOf, encoding: Encoding) -> list[FileLocation]:
+    """A `Location[] | null` answer as parsed JSON -> what `locations` gives for it once typed.
+    A malformed answer (not a list, a location without a string uri, a range without
+    non-negative integer lines and columns) raises RequestFailed, as an untypeable answer does."""
+    if result is None:
+        return []
+    if not isinstance(result, list):
+        raise RequestFailed(f"undecodable answer: expected a list of locations, got {type(result).__name__}")
+    sites: list[Site] = []
+    try:
+        for item in result:
+            uri, rng = item["uri"], item["range"]
+            start, end = rng["start"], rng["end"]
+            site = (uri, start["line"], start["character"], end["line"], end["character"])
+            if type(uri) is not str or not all(type(v) is int and 0 <= v <= UINTEGER_MAX for v in site[1:]):
+                raise TypeError(site)
+            sites.append(site)
+    except (KeyError, TypeError, IndexError) as exc:
+        raise RequestFailed(f"undecodable answer: not a location: {str(exc)[:200]}") from None
+    return _located(sites, lines_of, encoding)
+
+
+def _located(sites: Iterable[Site], lines_of: LinesOf, encoding: Encoding) -> list[FileLocation]:
+    files: dict[str, tuple[Path, str, TextLines | None] | None] = {}  # uri -> (path, str(path), lines)
+    found: dict[tuple[str, int, int, int, int], FileLocation] = {}
+    for uri, sl, sc, el, ec in sites:
         if uri not in files:
             try:
                 path = uri_to_path(uri)
@@ -55,10 +90,13 @@ def locations(result: object, lines_of: LinesOf, encoding: Encoding) -> list[Fil
         if known is None:
             continue
         path, shown, lines = known
-        converted = convert_range(lines, rng, encoding)
-        key = (shown, converted.start.line, converted.start.character, converted.end.line, converted.end.character)
+        if lines is not None:  # else (unreadable file) the server's columns are the best we have
+            text = lines.lines
+            sc = from_units(text[sl] if 0 <= sl < len(text) else "", sc, encoding)
+            ec = from_units(text[el] if 0 <= el < len(text) else "", ec, encoding)
+        key = (shown, sl, sc, el, ec)
         if key not in found:
-            found[key] = FileLocation(path, converted)
+            found[key] = FileLocation(path, Range(Position(sl, sc), Position(el, ec)))
     return [found[key] for key in sorted(found)]
 
 

@@ -157,8 +157,9 @@ class LspSession:
                 text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
                 position=doc.lines.to_server(pos, client.encoding),
                 context=lsp.ReferenceContext(include_declaration=include_declaration))
-            result = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, self.request_timeout, on_sent=on_sent)
-            return convert.locations(result, self._files.lines_checked, client.encoding)
+            result = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, self.request_timeout,
+                                          on_sent=on_sent, plain=True)
+            return convert.plain_locations(result, self._files.lines_checked, client.encoding)
         return self._call(op)
 
     def prepare_rename(self, path: Path, pos: Position) -> Range:

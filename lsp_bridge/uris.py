@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from pygls import uris
@@ -15,6 +16,7 @@ def path_to_uri(path: Path) -> str:
     return uri
 
 
+@functools.lru_cache(maxsize=16384)  # a references answer names the same few thousand files each time
 def uri_to_path(uri: str) -> Path:
     """The local path of a file:// URI; other schemes raise InvalidEdit (the bridge edits local files)."""
     path = uris.to_fs_path(uri) if uri.startswith("file:") else None

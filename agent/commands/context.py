@@ -3,24 +3,14 @@ as command-line usage errors (exit 2)."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from ..bootstrap import open_context
-from ..config import ConfigError, Settings
+from ..config import ConfigError
 from ..errors import CodeagentError
 from ..toolcontext import ToolContext
+from .config_warnings import show_config_warnings as show_config_warnings
 from .output import UsageError
-
-_shown_warnings: set[str] = set()  # each warning once per command, however often settings are read
-
-
-def show_config_warnings(settings: Settings) -> None:
-    """Print what loading the settings ignored (project security settings) on stderr, once."""
-    for warning in settings.warnings:
-        if warning not in _shown_warnings:
-            _shown_warnings.add(warning)
-            print(f"codeagent: {warning}", file=sys.stderr)
 
 
 def make_context(root: str, **kw: Any) -> ToolContext:

@@ -17,9 +17,10 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..config import Settings
+from ..configsnapshot import SettingsSnapshot
+from ..errors import CodeagentError
 from ..languages import server_language
 from .protocol import (
     DaemonError,
@@ -34,6 +35,9 @@ from .protocol import (
     state_dir,
 )
 
+if TYPE_CHECKING:  # (not imported: a cold start forks before pydantic loads, see configsnapshot)
+    from ..config import Settings
+
 START_TIMEOUT = 30.0  # a cold Python import on a loaded machine can take several seconds
 CONNECT_TIMEOUT = 2.0
 
@@ -43,7 +47,7 @@ class DaemonClient:
     interpreter: only for a short-lived, single-threaded process holding nothing else open (a
     forked copy of a test runner would keep its pipes open)."""
 
-    def __init__(self, root: Path, settings: Settings, *, fork: bool = False):
+    def __init__(self, root: Path, settings: Settings | SettingsSnapshot, *, fork: bool = False):
         self.root = root
         self.settings = settings
         self.fork = fork
@@ -151,6 +155,12 @@ class DaemonClient:
     _forked: int | None = None
 
     def _spawn(self, warm: str | None, warm_file: str | None, lock_fd: int) -> None:
+        forking = self.fork and threading.active_count() == 1 and hasattr(os, "fork")
+        if isinstance(self.settings, SettingsSnapshot) and not forking:  # only a forked daemon checks one
+            try:
+                self.settings = self.settings.verified()
+            except CodeagentError as exc:
+                raise DaemonError(str(exc)) from exc
         settings_file = self.state / "settings.json"
         tmp = settings_file.with_suffix(".tmp")
         tmp.write_text(settings_json(self.settings), encoding="utf-8")
@@ -158,7 +168,7 @@ class DaemonClient:
         (self.state / "root").write_text(str(self.root), encoding="utf-8")
         with contextlib.suppress(OSError):
             prune_states(self.state)
-        if self.fork and threading.active_count() == 1 and hasattr(os, "fork"):
+        if forking:
             self._fork(warm, warm_file, lock_fd)
             return
         cmd = [sys.executable, "-m", "agent.daemon.server", "--root", str(self.root), "--state", str(self.state)]
@@ -200,9 +210,12 @@ class DaemonClient:
                 from ..semantic.processes import start_language_early
 
                 start_language_early(self.settings, self.root, warm)
+            settings = self.settings
+            if isinstance(settings, SettingsSnapshot):  # it chose the server: serve only if still true
+                settings = _verified(settings)
             from .server import run
 
-            code = run(self.root, self.state, self.settings, [warm] if warm else [],
+            code = run(self.root, self.state, settings, [warm] if warm else [],
                        [warm_file] if warm and warm_file else [])
         except BaseException:
             with contextlib.suppress(Exception), open(self.state / "daemon.log", "a", encoding="utf-8") as fh:
@@ -229,6 +242,18 @@ class DaemonClient:
         deadline = time.monotonic() + timeout
         while self.sock_path.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
+
+
+def _verified(snapshot: SettingsSnapshot) -> Settings:
+    """In a daemon forked from a snapshot: the settings loaded now, or (they differ: StaleSnapshot)
+    the server spawned from the snapshot killed before the daemon exits without serving."""
+    try:
+        return snapshot.verified()
+    except BaseException:
+        from lsp_bridge.processes import discard_all
+
+        discard_all()
+        raise
 
 
 def process_alive(pid: int) -> bool:

@@ -42,6 +42,7 @@ except ImportError:
 
 if TYPE_CHECKING:
     from ..config import Settings
+    from ..configsnapshot import SettingsSnapshot
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 PROTOCOL_VERSION = 2  # 2: `build` is install_id(), code changes are the daemon's watch
@@ -155,11 +156,11 @@ def build_id(tops: list[Path] | None = None) -> str:
     return f"{__version__}-{PROTOCOL_VERSION}-{newest}"
 
 
-def settings_json(settings: Settings) -> str:
+def settings_json(settings: Settings | SettingsSnapshot) -> str:
     return settings.model_dump_json()
 
 
-def settings_id(settings: Settings) -> str:
+def settings_id(settings: Settings | SettingsSnapshot) -> str:
     return sha256(settings_json(settings).encode()).hexdigest()[:24]
 
 

@@ -44,6 +44,10 @@ class FileCache:
         self._words: dict[str, str | list[str]] | None = None
         self._postings = 0
         self._index_dropped = False
+        # Bumped (under the lock) by every change to what the cache holds or trusts: a text stored
+        # or dropped, a watch event, a lost watch. Results derived from trusted texts only stay
+        # valid while it is unchanged (watched_epoch).
+        self._epoch = 0
 
     def index_words(self) -> None:
         """From now on keep a word -> files index of the cached texts, so `with_word` answers
@@ -82,9 +86,21 @@ class FileCache:
         if self._postings > MAX_INDEX_POSTINGS:
             self._words, self._postings, self._index_dropped = None, 0, True
 
+    def watched_epoch(self) -> int | None:
+        """The change counter while a watch vouches for the cached texts; None without a watch
+        (then nothing derived from them may be kept)."""
+        with self._lock:
+            return self._epoch if self._covers is not None else None
+
     def with_word(self, rels: list[str], word: str) -> list[str] | None:
         """Those of `rels` whose text contains `word` (a whole word for the indexed files, a
         substring for the others), in their order; None when there is no word index."""
+        found = self.with_word_trusted(rels, word)
+        return None if found is None else found[0]
+
+    def with_word_trusted(self, rels: list[str], word: str) -> tuple[list[str], bool] | None:
+        """`with_word`, and whether every one of `rels` was answered from a watched, cached text
+        (then the answer changes only with `watched_epoch`)."""
         covers = self._covers
         if covers is None or self._words is None or not _WORD.fullmatch(word):
             return None
@@ -106,10 +122,10 @@ class FileCache:
                 else:
                     unsure.append(rel)
         if not unsure:
-            return found
+            return found, True
         found.extend(rel for rel in unsure if word in (self.text(rel) or ""))
         order = {rel: i for i, rel in enumerate(rels)}
-        return sorted(found, key=order.__getitem__)
+        return sorted(found, key=order.__getitem__), False
 
     def follow(self, covers: Callable[[str], bool] | None, changed: Iterable[str] | None, generation: int = 0) -> None:
         """Trust cached texts whose folder `covers` says is watched, except the `changed` ones
@@ -120,11 +136,13 @@ class FileCache:
             if covers is None or changed is None:
                 self._covers = None
                 self._covered.clear()
+                self._epoch += 1
                 return
             self._drop(changed)
             if generation != self._generation:
                 self._covered.clear()
                 self._generation = generation
+                self._epoch += 1
             self._covers = covers
 
     def forget(self, rels: Iterable[str]) -> None:
@@ -134,6 +152,7 @@ class FileCache:
 
     def _drop(self, rels: Iterable[str]) -> None:
         for rel in rels:
+            self._epoch += 1  # even for a file not held: a created file changes what a search finds
             old = self._texts.pop(rel, None)
             if old is not None and old[1] is not None:
                 self._chars -= len(old[1])
@@ -180,6 +199,7 @@ class FileCache:
         return text
 
     def _store(self, rel: str, sig: Signature, text: str | None) -> None:
+        self._epoch += 1
         old = self._texts.pop(rel, None)
         if old is not None and old[1] is not None:
             self._chars -= len(old[1])

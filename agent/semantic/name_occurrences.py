@@ -30,6 +30,7 @@ from ..toolcontext import ToolContext
 from ..walk import iter_files
 from .filecache import file_cache
 from .name_continuation import continuations
+from .name_scans import Scan, name_scans
 from .outlines import keep_outline
 from .watch import NewFileWatcher
 
@@ -150,6 +151,12 @@ class NameSearch:
         self.listing = self._listing  # a long-lived session's listing (None: a one-shot search)
         self.known = {}
         self.words = {}
+        # A long-lived session's kept scan of the name (name_scans.py), and the file cache's epoch
+        # before this search began (a scan is kept only if it is the same once the scan is done).
+        self._cache = file_cache(ctx) if self._listing is not None else None
+        self.epoch = self._cache.watched_epoch() if self._cache is not None else None
+        self.kept: Scan[Unconfirmed] | None = None
+        self._trusted = False  # the candidates came wholly from watched, cached texts
         rg = find_rg(self.ctx.workspace.root)
         if self._listing is None and rg is not None and family in _FAMILY_GLOBS:
             cmd = [*_rg_command(rg, ctx, family), "--files-with-matches", "--word-regexp", "--fixed-strings",
@@ -167,6 +174,12 @@ class NameSearch:
         """Compute the candidates in a background thread now (for a search beside a server request),
         then parse them (code occurrences, cached for the session) until `stop_preparing`."""
         if self._result is None:
+            kept = self.kept_scan()
+            if kept is not None:  # nothing to compute while the server answers
+                self.kept, self._trusted = kept, True
+                self._result = concurrent.futures.Future()
+                self._result.set_result(kept.files)
+                return self
             self._result = _executor.submit(self._files)
             self._stopped = threading.Event()
             _prepare_pool.submit(self._prepare)
@@ -175,6 +188,22 @@ class NameSearch:
     _stopped: threading.Event | None = None
     known: dict[str, list[tuple[int, int]]]  # rel -> code occurrences found while the server answered
     words: dict[str, tuple[str, list[tuple[int, int]]]]  # rel -> (its text, word_positions) found then
+
+    def kept_scan(self) -> Scan[Unconfirmed] | None:
+        """The session's last scan of this name, if no file changed since (else None)."""
+        if self._cache is None or self.epoch is None:
+            return None
+        kept = name_scans(self.ctx).get(self.name, self.family, self._cache.watched_epoch())
+        return kept if kept is not None and kept.epoch == self.epoch else None  # type: ignore[return-value]
+
+    def keep(self, files: list[str], result: Unconfirmed, confirmed: dict[str, set[tuple[int, int]]],
+             exclude: str | None, max_chars: int) -> None:
+        """Keep this scan for the next query of the name, if it can be trusted until a change."""
+        if (self._cache is None or self.epoch is None or not self._trusted or result.unchecked
+                or self._cache.watched_epoch() != self.epoch):
+            return
+        name_scans(self.ctx).put(self.name, self.family, Scan(self.epoch, files, confirmed, exclude, max_chars,
+                                                                result))
 
     def stop_preparing(self) -> None:
         """The answer is in: whoever needs a file's occurrences from now on parses it itself."""
@@ -217,6 +246,15 @@ class NameSearch:
                                                parsed=functools.partial(keep_outline, self.ctx, rel, language))
             known[rel] = found
 
+    def fresh_files(self) -> list[str]:
+        """The candidates computed now (a kept list went stale during the request)."""
+        self.kept, self._trusted = None, False
+        self.epoch = self._cache.watched_epoch() if self._cache is not None else None
+        files = self._files()
+        self._result = concurrent.futures.Future()  # what files() gives from now on
+        self._result.set_result(files)
+        return files
+
     def files(self) -> list[str]:
         """Workspace-relative paths, sorted (at most MAX_FILES)."""
         if self._result is not None:
@@ -228,9 +266,10 @@ class NameSearch:
             listed = self._listing.files(self.family)
             if listed is not None:
                 cache = file_cache(self.ctx)
-                indexed = cache.with_word(listed, self.name)  # the cache's word index: no scan
+                indexed = cache.with_word_trusted(listed, self.name)  # the cache's word index: no scan
                 if indexed is not None:
-                    return indexed[:MAX_FILES]
+                    self._trusted = indexed[1]
+                    return indexed[0][:MAX_FILES]
                 # A substring is enough here: callers look for whole identifier tokens anyway.
                 return [rel for rel in listed if self.name in (cache.text(rel) or "")][:MAX_FILES]
         if self._proc is not None:
@@ -319,10 +358,16 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
     """Identifier tokens `search.name` in code, in the candidate files, at no confirmed position.
     Files whose occurrences are cached cost nothing and count against neither MAX_CHECKED_FILES nor
     `max_chars` (the characters parsed per query)."""
-    out = Unconfirmed([])
-    checked = chars = 0
     files = search.files()
     search.stop_preparing()
+    kept = search.kept if search.kept is not None else search.kept_scan()
+    if kept is not None and kept.answers(confirmed, exclude, max_chars) and search.kept_scan() is kept:
+        name_scans(ctx).reused += 1
+        return kept.result  # shared with the next reuse: callers only read it
+    if kept is not None and search.kept_scan() is not kept:  # a file changed during this request
+        files = search.fresh_files()
+    out = Unconfirmed([])
+    checked = chars = 0
     prepared = search.known
     cache = file_cache(ctx)
     for rel in files:
@@ -349,4 +394,5 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
         out.hits.extend(code_hits(ctx, rel, search.name, only=only, outline=rel in confirmed))
     if out.left and search.listing is not None:  # a daemon: parse the rest before the next query
         continuations(ctx).submit(search.name, out.left, search.listing.between)
+    search.keep(files, out, confirmed, exclude, max_chars)
     return out

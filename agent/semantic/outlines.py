@@ -5,6 +5,7 @@ items are given their qualified name)."""
 from __future__ import annotations
 
 import bisect
+import functools
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -115,6 +116,7 @@ def keep_outline(ctx: ToolContext, rel: str, language: str, text: str, tree: Tre
     _store(cache, rel, text, found)
 
 
+@functools.lru_cache(maxsize=8192)  # asked once per reference at module level: thousands per answer
 def module_name(rel: str) -> str:
     """A file's module as its language names it: `shapes/registry.py` → `shapes.registry` (a
     package's `__init__.py` → the package); a TS/JS file keeps its path without the suffix."""

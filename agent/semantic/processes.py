@@ -9,9 +9,13 @@ Imports nothing heavy; never installs anything (a missing server is reported by 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..config import Settings
 from ..languages import server_language
+
+if TYPE_CHECKING:  # (a cold start spawns the server before pydantic loads: agent.configsnapshot)
+    from ..config import Settings
+    from ..configsnapshot import SettingsSnapshot
 
 
 def start_server_early(settings: Settings, root: Path, file_path: str | Path) -> bool:
@@ -21,7 +25,7 @@ def start_server_early(settings: Settings, root: Path, file_path: str | Path) ->
     return language is not None and start_language_early(settings, root, language)
 
 
-def start_language_early(settings: Settings, root: Path, language: str) -> bool:
+def start_language_early(settings: Settings | SettingsSnapshot, root: Path, language: str) -> bool:
     from lsp_bridge.early_init import initialize_params
     from lsp_bridge.errors import BridgeError
     from lsp_bridge.processes import start_early

@@ -9,10 +9,10 @@ format 1 (before) was [{path, references: [...]}]."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from lsp_bridge import FileLocation
 from lsp_bridge.errors import NotReady
@@ -28,8 +28,6 @@ from .outlines import Outlines
 from .reference_page import page, whole_page
 from .sessions import UNAVAILABLE, server_unavailable, session_for
 from .target import Target, display_path, inside_workspace
-
-T = TypeVar("T")
 
 MAX_UNCONFIRMED = 30
 TAIL_RESERVE = 8000  # of the output budget, for the notes, the external and unconfirmed lists
@@ -57,11 +55,15 @@ class RefSet:
 def from_locations(ctx: ToolContext, locations: list[FileLocation]) -> RefSet:
     refs = RefSet()
     where: dict[Path, str | None] = {}  # thousands of locations share a few hundred files
+    last: Path | None = None
+    rel: str | None = None
     for loc in locations:
-        if loc.path not in where:
-            shown = display_path(ctx, loc.path)
-            where[loc.path] = None if Path(shown).is_absolute() else shown
-        rel = where[loc.path]
+        if loc.path is not last:  # sorted by path: a file's locations come together (and share it)
+            last = loc.path
+            if last not in where:
+                shown = display_path(ctx, last)
+                where[last] = None if os.path.isabs(shown) else shown
+            rel = where[last]
         if rel is None:
             refs.external.append(f"{loc.path}:{loc.range.start.line + 1}:{loc.range.start.character + 1}")
             continue
@@ -70,19 +72,6 @@ def from_locations(ctx: ToolContext, locations: list[FileLocation]) -> RefSet:
     for sites in refs.by_file.values():
         sites.sort()
     return refs
-
-
-def _memo(fn: Callable[..., T]) -> Callable[..., T]:
-    """`fn` remembered by its arguments for one answer (the text page and the CLI's whole page ask
-    the same lines and enclosing symbols)."""
-    seen: dict[tuple[Any, ...], T] = {}
-
-    def call(*args: Any) -> T:
-        if args not in seen:
-            seen[args] = fn(*args)
-        return seen[args]
-
-    return call
 
 
 def find_references(ctx: ToolContext, target: Target, include_declaration: bool, *, offset: int = 0,
@@ -116,7 +105,8 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool,
                             exclude=target.path if source == "syntactic" else None)
     extra = scan.hits
     outlines = Outlines(ctx)
-    line_of, where = _memo(outlines.lines.line), _memo(outlines.where)  # the unconfirmed rows reuse them
+    # Plain calls: each reference is asked once (one page pass), and both are cached per file.
+    line_of, where = outlines.lines.line, outlines.where
     budget = max(1000, min(TOKEN_BUDGET * CHARS_PER_TOKEN, ctx.settings.workspace.max_output_chars - TAIL_RESERVE))
     listed = page(refs.by_file, line_of, where, offset=offset, limit=limit, budget=budget, whole=True)
     head = (f"{refs.count} reference(s) to {target.name} ({target.location}) in {len(refs.by_file)} file(s)"

@@ -4,6 +4,7 @@ index. This is the one place that turns tool positions into bridge positions and
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from ..toolcontext import ToolContext
 from ..workspace import TextDoc
 from .parsed import tree_for
 from .position_kind import describe_char, non_symbol_at
+from .target_docs import target_doc
 
 _IDENT_CHAR = re.compile(r"[\w$]")
 _IDENT_AT = re.compile(r"[\w$]+")
@@ -93,7 +95,7 @@ def resolve_target(
     if file_path is None or line is None or column is None:
         raise ToolFailure("give file_path, line and column (1-based), or symbol (a name path like Class.method)")
     real = ws.resolve(file_path)
-    doc = ws.read(real)
+    doc = target_doc(ctx, real)
     language = syntax_language(real)
     if language is None:
         raise ToolFailure(f"{doc.path}: no semantic support for this kind of file (Python, TypeScript, JavaScript)")
@@ -160,14 +162,22 @@ def display_path(ctx: ToolContext, path: Path) -> str:
     """Workspace-relative when inside the root (servers answer with real paths), else absolute.
     Only for showing: reads and writes still go through Workspace.resolve."""
     root = ctx.workspace.root
-    try:
-        return Path(path).relative_to(root).as_posix()
-    except ValueError:
-        pass
+    lexical = _lexical_rel(path if isinstance(path, Path) else Path(path), root)
+    if lexical is not None:
+        return lexical
     try:  # a path through a symlink, or with "..": compare real paths
         return Path(path).resolve().relative_to(root).as_posix()
     except ValueError:
         return str(path)
+
+
+@functools.lru_cache(maxsize=16384)  # answers name the same few thousand files query after query
+def _lexical_rel(path: Path, root: Path) -> str | None:
+    """`path` relative to `root` by their names alone (no file system), or None."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return None
 
 
 def inside_workspace(ctx: ToolContext, path: Path) -> bool:

@@ -24,7 +24,7 @@ from .provenance import KIND_NAMES, provenance
 from .sources import WalkLog, source_files
 from .store import IndexStore
 from .symbols import Entry
-from .workers import POOL_ERRORS, ShowProgress, deal, no_progress, parse_in_processes
+from .workers import POOL_ERRORS, ParsePool, ShowProgress, deal, no_progress
 
 if TYPE_CHECKING:
     from ..workspace import Workspace
@@ -33,6 +33,8 @@ RACY_NS = 2_000_000_000  # a file modified this close to its check may change ag
 INDEX_FILE = Path("index") / "symbols.sqlite"
 MAX_LOADED_FILES = 20_000  # outlines kept in memory after a lookup read them
 IN_PROCESS_BATCH = 500  # files parsed in this process between two writes to the store
+EARLY_CHUNK = 64  # files given to the worker processes at a time while the walk goes on
+EARLY_CHUNKS_PER_WORKER = 2  # (the walk's own time; the rest is dealt by size when it ends)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,37 +127,27 @@ class SymbolIndex:
         with self._lock:
             stats = RefreshStats()
             seen: set[str] = set()
-            todo: list[Job] = []
-            racy: list[Job] = []
             now = time.time_ns()  # before every stat of the walk: what `checked_ns` may claim
             log = WalkLog() if self.walk_key and start == self.root else None
-            for job in source_files(str(self.root), str(start), log):
-                _abs_path, rel, st = job
-                seen.add(rel)
-                known = self._records.get(rel)
-                if known is not None and known.same_stat(st) and not known.skipped:
-                    if st.st_mtime_ns >= known.checked_ns - RACY_NS:
-                        racy.append(job)
-                    continue
-                todo.append(job)
-            for job in racy:  # same stat, but too recent to trust: compare the bytes
-                abs_path, rel, _st = job
-                known = self._records[rel]
+            todo, racy, pool, early = self._walk(start, seen, log, now)
+            try:  # (the pool's processes stop however this ends)
+                verified = self._verify(racy, now)
+                stats.verified = len(verified)
+                todo.extend(job for job in racy if job[1] not in verified)
+                gone = [p for p in self._records if p not in seen and _inside(p, prefix)]
+                parsed: set[str] = set()
+                # A whole tree into an empty store: its lookup by name is built once, at the end.
+                bulk = not self._records and len(todo) >= IN_PROCESS_BATCH and self.store.defer_name_lookup()
                 try:
-                    with open(abs_path, "rb") as fh:
-                        same = digest_of(fh.read()) == known.digest
-                except OSError:
-                    same = False
-                if same:
-                    stats.verified += 1
-                    known.checked_ns = now
-                else:
-                    todo.append(job)
-            gone = [p for p in self._records if p not in seen and _inside(p, prefix)]
-            parsed: set[str] = set()
-            for records in self._parse(todo, now, stats, progress):
-                self._keep(records)
-                parsed.update(rec.path for rec in records)
+                    for records in self._parse(todo, now, stats, progress, pool, early):
+                        self._keep(records)
+                        parsed.update(rec.path for rec in records)
+                finally:
+                    if bulk:
+                        self.store.restore_name_lookup()
+            finally:
+                if pool is not None:
+                    pool.close()
             gone.extend(rel for _a, rel, _s in todo if rel not in parsed and rel in self._records)  # vanished
             for rel in gone:
                 del self._records[rel]
@@ -176,6 +168,48 @@ class SymbolIndex:
             stats.seconds = time.perf_counter() - started
             self.last_refresh = stats
             return stats
+
+    def _walk(self, start: Path, seen: set[str], log: WalkLog | None,
+              now: int) -> tuple[list[Job], list[Job], ParsePool | None, int]:
+        """Walk `start`, adding each file to `seen`: the files to parse, those whose same stat is
+        too recent to trust, and the worker pool if the walk started one (with the first
+        `early` files to parse)."""
+        todo: list[Job] = []
+        racy: list[Job] = []
+        pool: ParsePool | None = None
+        early = 0
+        try:
+            for job in source_files(str(self.root), str(start), log):
+                _abs_path, rel, st = job
+                seen.add(rel)
+                known = self._records.get(rel)
+                if known is not None and known.same_stat(st) and not known.skipped:
+                    if st.st_mtime_ns >= known.checked_ns - RACY_NS:
+                        racy.append(job)
+                    continue
+                todo.append(job)
+                if len(todo) - early >= EARLY_CHUNK and len(todo) >= self.settings.parallel_min_files:
+                    pool, early = self._start_early(pool, todo, early, now)
+        except BaseException:
+            if pool is not None:
+                pool.close()
+            raise
+        return todo, racy, pool, early
+
+    def _verify(self, racy: list[Job], now: int) -> set[str]:
+        """The racy files whose bytes are what the index parsed (their check time is now)."""
+        verified = set()
+        for abs_path, rel, _st in racy:
+            known = self._records[rel]
+            try:
+                with open(abs_path, "rb") as fh:
+                    same = digest_of(fh.read()) == known.digest
+            except OSError:
+                same = False
+            if same:
+                verified.add(rel)
+                known.checked_ns = now
+        return verified
 
     def _save_walk(self, log: WalkLog, walk_ns: int, stats: RefreshStats) -> None:
         """Keep the walk's snapshot when the store now holds exactly what the walk found."""
@@ -202,29 +236,51 @@ class SymbolIndex:
         wanted = self.settings.index_workers or (os.cpu_count() or 1)
         return max(1, min(wanted, count))
 
-    def _parse(self, todo: list[Job], checked_ns: int, stats: RefreshStats,
-               progress: bool | None) -> Iterator[list[FileRecord]]:
+    def _start_early(self, pool: ParsePool | None, todo: list[Job], early: int,
+                     checked_ns: int) -> tuple[ParsePool | None, int]:
+        """Give the worker processes (started now if need be) the files the walk found since
+        the last call, while it goes on: (the pool, how many of `todo` it has). Up to a few
+        chunks per process. If the pool fails, it is as if none had started (`_parse` tries
+        again, and says it if it fails)."""
+        workers = pool.workers if pool is not None else self._workers_for(len(todo))
+        if workers < 2 or early >= workers * EARLY_CHUNKS_PER_WORKER * EARLY_CHUNK:
+            return pool, early
+        try:
+            pool = pool or ParsePool(workers, self.settings.max_file_bytes, checked_ns)
+            pool.submit([todo[i:i + EARLY_CHUNK] for i in range(early, len(todo), EARLY_CHUNK)])
+        except POOL_ERRORS:
+            if pool is not None:
+                pool.close()
+            return None, 0
+        return pool, len(todo)
+
+    def _parse(self, todo: list[Job], checked_ns: int, stats: RefreshStats, progress: bool | None,
+               pool: ParsePool | None = None, early: int = 0) -> Iterator[list[FileRecord]]:
         """The records of the files to (re)parse, a batch at a time (the caller stores each
-        batch while the worker processes go on with the next)."""
+        batch while the worker processes go on with the next). `pool`, when the walk started
+        it, has `todo[:early]` already."""
         if not todo:
             return
         max_bytes = self.settings.max_file_bytes
-        workers = self._workers_for(len(todo))
+        workers = pool.workers if pool is not None else self._workers_for(len(todo))
         stats.workers = workers
         with self.show_progress(len(todo), progress) as advance:
             left = todo
             if workers > 1:
-                pending = deal(todo, workers)
                 try:
-                    for chunk, records in parse_in_processes(pending, max_bytes, checked_ns, workers):
-                        pending.remove(chunk)
+                    pool = pool or ParsePool(workers, max_bytes, checked_ns)
+                    pool.submit(deal(todo[early:], workers))
+                    for chunk, records in pool.results():
                         yield records
                         advance(len(chunk))
                     return
                 except POOL_ERRORS as exc:
                     stats.problem = f"parallel parsing failed ({exc}); parsed in this process"
                     stats.workers = 1
-                    left = [job for chunk in pending for job in chunk]
+                    left = todo if pool is None else [job for chunk in pool.pending for job in chunk]
+                finally:
+                    if pool is not None:
+                        pool.close()
             batch: list[FileRecord] = []
             for abs_path, rel, st in left:
                 record = extract(abs_path, rel, max_bytes, st, checked_ns)

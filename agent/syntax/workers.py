@@ -21,21 +21,42 @@ def deal(jobs: list[Job], workers: int) -> list[list[Job]]:
     return [ordered[i::count] for i in range(count)]
 
 
-def parse_in_processes(chunks: list[list[Job]], max_bytes: int, checked_ns: int,
-                       workers: int) -> Iterator[tuple[list[Job], list[FileRecord]]]:
-    """Each chunk and its records, as the `workers` processes finish them. Forked when this
-    process has a single thread (fast, nothing to re-import); spawned otherwise, since forking a
-    threaded process is unsafe. Raises one of `POOL_ERRORS` if the pool breaks: the chunks
-    yielded so far are done, the others are not."""
-    fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if fork else "spawn")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(extract_many, chunk, max_bytes, checked_ns): chunk for chunk in chunks}
-        try:
-            for future in cf.as_completed(futures):
-                yield futures[future], future.result()
-        finally:  # left early (an error, the caller gone): do not parse what nobody will read
-            pool.shutdown(cancel_futures=True)
+class ParsePool:
+    """The worker processes of one refresh. Chunks may be given while the walk goes on (the first
+    files parse before it ends) and after it; `results` yields each chunk with its records as
+    the processes finish them. Forked when this process has a single thread (fast, nothing to
+    re-import); spawned otherwise, since forking a threaded process is unsafe. `submit` and
+    `results` raise one of `POOL_ERRORS` if the pool breaks: `pending` then holds the chunks
+    whose records were not yielded. `close` (always) stops the processes."""
+
+    def __init__(self, workers: int, max_bytes: int, checked_ns: int):
+        fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if fork else "spawn")
+        self.workers = workers
+        self._args = (max_bytes, checked_ns)
+        self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        self._futures: dict[cf.Future[list[FileRecord]], list[Job]] = {}
+        self._left: dict[int, list[Job]] = {}  # by id: the chunks whose records were not yielded
+
+    @property
+    def pending(self) -> list[list[Job]]:
+        return list(self._left.values())
+
+    def submit(self, chunks: list[list[Job]]) -> None:
+        for chunk in chunks:  # all pending first: a failed submit leaves none unaccounted for
+            self._left[id(chunk)] = chunk
+        for chunk in chunks:
+            self._futures[self._pool.submit(extract_many, chunk, *self._args)] = chunk
+
+    def results(self) -> Iterator[tuple[list[Job], list[FileRecord]]]:
+        for future in cf.as_completed(self._futures):
+            chunk = self._futures[future]
+            records = future.result()
+            del self._left[id(chunk)]
+            yield chunk, records
+
+    def close(self) -> None:  # (left early, an error: do not parse what nobody will read; twice: nothing)
+        self._pool.shutdown(cancel_futures=True)
 
 
 ShowProgress = Callable[[int, bool | None], AbstractContextManager[Callable[[int], None]]]

@@ -51,13 +51,14 @@ def _selected(ws: Workspace, start: Path, glob: str | None) -> list[Path]:
 
 def _selected_names(ws: Workspace, start: Path, glob: str | None, folders: list[str] | None = None,
                     links: list[str] | None = None, links_out: list[str] | None = None,
-                    depends: list[str] | None = None) -> list[tuple[str, str]]:
+                    depends: list[str] | None = None, rule_files: list[str] | None = None) -> list[tuple[str, str]]:
     """`_selected` as (absolute path, workspace-relative name) strings, without Path objects."""
     try:
         match = compile_glob(glob) if glob else None
     except ValueError as exc:
         raise ToolFailure(str(exc)) from exc
-    found = list(iter_file_names(ws.root, start, folders=folders, links=links, links_out=links_out, depends=depends))
+    found = list(iter_file_names(ws.root, start, folders=folders, links=links, links_out=links_out, depends=depends,
+                                 rule_files=rule_files))
     if match is None:
         return found
     base = start if start.is_dir() else start.parent
@@ -106,9 +107,9 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
         outcome = search(list(selection.files), query, engine=ctx.settings.workspace.search_engine,
                          root=ctx.workspace.root, timeout=ctx.settings.workspace.search_timeout, recheck=recheck)
     except StaleSelection:  # a file's size changed since the kept walk: walk again
-        selection, reused, _ = _selection(ctx, start, args.glob, fresh=True)
+        selection, reused, keep = _selection(ctx, start, args.glob, fresh=True)
         outcome = search(list(selection.files), query, engine=ctx.settings.workspace.search_engine,
-                         root=ctx.workspace.root, timeout=ctx.settings.workspace.search_timeout)
+                         root=ctx.workspace.root, timeout=ctx.settings.workspace.search_timeout, recheck=keep)
     too_big = list(selection.too_big)
     text = render(outcome, query, ws.display(start))
     if too_big:
@@ -130,7 +131,9 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None,
     """The files to search and those over the read limit; True when a kept walk was reused (the
     daemon keeps them while its folder watch reports no change: agent/semantic/walkcache.py; a
     process without one while a stat of what the walk depends on shows none: walkstamps.py,
-    whose last check, of the files' sizes, is returned for `search` to make). `fresh`: walk."""
+    whose last check, of the files' sizes, is returned for `search` to make). `fresh`: walk.
+    A fresh walk of such a process returns its stamping instead, which `search` makes while
+    ripgrep runs (a check that always passes: the list is the walk's own)."""
     ws, limit = ctx.workspace, ctx.settings.workspace.max_read_bytes
     walks = kept_walks(ctx) if start.is_dir() else None
     stamped = stamped_walks(ctx) if walks is None and start.is_dir() else None
@@ -149,7 +152,9 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None,
     links: list[str] = []
     links_out: list[str] = []
     depends: list[str] = []
-    named = sorted(_selected_names(ws, start, glob, folders, links, links_out, depends), key=lambda item: item[1])
+    rule_files: list[str] = []
+    named = sorted(_selected_names(ws, start, glob, folders, links, links_out, depends, rule_files),
+                   key=lambda item: item[1])
     files: list[tuple[str, str]] = []
     too_big: list[str] = []
     sized: list[tuple[str, int]] = []
@@ -167,8 +172,15 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None,
     if walks is not None and token is not None:
         walks.put(key, token, selection, folders, [*links, *depends], started)  # (depends: stat-checked like links)
     elif stamped is not None:
-        stamped.put(key, selection, sized, [*_above(ws.root, start), *folders], depends,
-                    [(link, False) for link in links] + [(link, True) for link in links_out], started)
+        above = _above(ws.root, start)
+        rule_files += [g for g in (os.path.join(f, ".gitignore") for f in above) if os.path.isfile(g)]
+        met = [(link, False) for link in links] + [(link, True) for link in links_out]
+
+        def keep() -> bool:  # (stamps taken after the walk are as good: its racy rule looks back from `started`)
+            stamped.put(key, selection, sized, [*above, *folders], depends, met, started, rule_files)
+            return True
+
+        return selection, False, keep
     return selection, False, None
 
 

@@ -13,6 +13,8 @@ usage: fake_server.py MODE [LOGFILE]
                 and logs each file a didChangeWatchedFiles names ("created NAME", "changed NAME", ...)
   asks-config   like ok, but on `initialized` asks workspace/configuration (section "python",
                 then none) and logs each answer it gets ("answer ID JSON")
+  bad-locations answers the n-th textDocument/references with BAD_ANSWERS[n] (an error response,
+                then results no protocol type fits), then as `ok`
 """
 
 from __future__ import annotations
@@ -22,6 +24,18 @@ import sys
 import time
 
 MODE = sys.argv[1]
+_POS = {"line": 0, "character": 0}
+BAD_ANSWERS = [
+    {"error": {"code": -32603, "message": "the fake's own failure"}},
+    {"result": {"uri": "file:///x.py", "range": {"start": _POS, "end": _POS}}},  # a Location, not a list
+    {"result": [{"range": {"start": _POS, "end": _POS}}]},  # no uri
+    {"result": [{"uri": 7, "range": {"start": _POS, "end": _POS}}]},
+    {"result": [{"uri": "file:///x.py", "range": {"start": {"line": -1, "character": 0}, "end": _POS}}]},
+    {"result": [{"uri": "file:///x.py", "range": {"start": {"line": "0", "character": 0}, "end": _POS}}]},
+    {"result": [{"uri": "file:///x.py", "range": {"start": {"line": True, "character": 0}, "end": _POS}}]},
+    {"result": [{"uri": "file:///x.py", "range": {"start": _POS}}]},  # no end
+    {"result": ["file:///x.py"]},
+]
 LOG = sys.argv[2] if len(sys.argv) > 2 else None
 
 
@@ -92,7 +106,9 @@ def main() -> None:
             send({"id": msg_id, "result": {"capabilities": {"referencesProvider": True, "textDocumentSync": 1}}})
         elif method == "shutdown":
             send({"id": msg_id, "result": None})
-        elif MODE in ("ok", "chatty", "creates-on-init", "asks-config"):
+        elif MODE == "bad-locations" and BAD_ANSWERS:
+            send({"id": msg_id, **BAD_ANSWERS.pop(0)})
+        elif MODE in ("ok", "chatty", "creates-on-init", "bad-locations", "asks-config"):
             uri = message["params"]["textDocument"]["uri"]
             send({"id": msg_id, "result": [{"uri": uri, "range": {"start": {"line": 0, "character": 0},
                                                                   "end": {"line": 0, "character": 3}}}]})

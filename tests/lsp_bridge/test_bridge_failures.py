@@ -17,6 +17,7 @@ from lsp_bridge import (
     LspSession,
     Position,
     ProtocolViolation,
+    RequestFailed,
     RequestTimeout,
     ServerCrashed,
     ServerNotInstalled,
@@ -40,6 +41,22 @@ def fake(tmp_path: Path, mode: str, **kwargs: float) -> tuple[LspSession, Path, 
 def test_a_well_behaved_fake_answers(tmp_path: Path) -> None:
     session, target, _ = fake(tmp_path, "ok")
     try:
+        [loc] = session.references(target, Position(0, 1))
+        assert (loc.path, loc.range.end.character) == (target, 3)
+    finally:
+        session.stop()
+
+
+def test_a_references_answer_no_protocol_type_fits_fails_that_request_only(tmp_path: Path) -> None:
+    """References results are taken as plain JSON (lsp_bridge.convert.plain_locations): an error
+    response, and each malformed result, fails its own request clearly; the server stays in use."""
+    session, target, _ = fake(tmp_path, "bad-locations")
+    try:
+        with pytest.raises(RequestFailed, match="the fake's own failure"):
+            session.references(target, Position(0, 1))
+        for _ in range(8):
+            with pytest.raises(RequestFailed, match="undecodable answer"):
+                session.references(target, Position(0, 1))
         [loc] = session.references(target, Position(0, 1))
         assert (loc.path, loc.range.end.character) == (target, 3)
     finally:

@@ -111,3 +111,35 @@ def test_server_locations_are_converted_deduplicated_and_sorted(tmp_path: Path) 
         (a, "0:0-0:5"), (a, f"0:{SYMBOL}-0:{SYMBOL + 7}"), (b, "0:4-0:6")]
     assert sorted(map(str, looked_up)) == sorted([str(a), str(a), str(b)])  # per URI spelling, not per location
     assert locations(None, lines_of, "utf-16") == []
+
+
+def test_a_plain_references_answer_converts_as_its_typed_form(tmp_path: Path) -> None:
+    """plain_locations (a references result as parsed JSON) gives exactly what locations gives for
+    the same answer structured into protocol types: UTF-16 and UTF-8 columns past non-ASCII and
+    astral characters, a line past the end, duplicates, an unreadable file, a non-file URI, order."""
+    from pygls.lsp.client import LanguageClient
+
+    from lsp_bridge.convert import locations, plain_locations
+    from lsp_bridge.uris import path_to_uri
+
+    a, b, gone = tmp_path / "a.py", tmp_path / "b.py", tmp_path / "gone.py"
+
+    def lines_of(path: Path) -> TextLines | None:
+        return TextLines(f"{LINE}\nplain line\n") if path == a else TextLines("x\n") if path == b else None
+
+    def site(uri: str, sl: int, sc: int, el: int, ec: int) -> dict[str, object]:
+        return {"uri": uri, "range": {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}},
+                "extra": "ignored"}
+
+    unit = SYMBOL + 1
+    answer = [site(path_to_uri(b), 0, 0, 0, 1), site(path_to_uri(a), 0, unit, 0, unit + 7),
+              site(path_to_uri(a), 1, 0, 1, 5), site(path_to_uri(a), 0, unit, 0, unit + 7),
+              site(path_to_uri(a), 0, 3, 0, 4), site(path_to_uri(a), 7, 2, 7, 9), site(path_to_uri(gone), 3, 4, 3, 9),
+              site("untitled:Untitled-1", 0, 0, 0, 1), site(path_to_uri(a), 0, unit, 1, 99)]
+    typed = LanguageClient("t", "1").protocol._converter.structure(answer, list[lsp.Location])
+    for encoding in ("utf-16", "utf-8", "utf-32"):
+        assert plain_locations(answer, lines_of, encoding) == locations(typed, lines_of, encoding)
+    got = [(f.path.name, str(f.range)) for f in plain_locations(answer, lines_of, "utf-16")]
+    assert got == [("a.py", "0:3-0:4"), ("a.py", f"0:{SYMBOL}-0:{SYMBOL + 7}"), ("a.py", f"0:{SYMBOL}-1:10"),
+                   ("a.py", "1:0-1:5"), ("a.py", "7:0-7:0"), ("b.py", "0:0-0:1"), ("gone.py", "3:4-3:9")]
+    assert plain_locations(None, lines_of, "utf-16") == [] and plain_locations([], lines_of, "utf-16") == []

@@ -46,6 +46,35 @@ def test_references_cover_every_module_and_skip_strings_comments_and_the_shadowi
     assert sent == [True]
 
 
+def test_the_plain_references_answer_is_the_typed_one(py_session: LspSession, pyproj: Path) -> None:
+    """The session takes a references result as plain JSON (convert.plain_locations); the same
+    request typed by the protocol layer and converted as before gives the very same locations."""
+    from lsprotocol import types as lsp
+
+    from lsp_bridge import convert
+    from lsp_bridge.client import BridgeClient
+    from lsp_bridge.uris import path_to_uri
+
+    geometry = pyproj / "shapes/geometry.py"
+    at = pos_of(geometry, "area_of", "def area_of")
+
+    async def both(client: BridgeClient) -> tuple[list[object], list[object]]:
+        doc = await py_session._prepare(client, geometry, at)
+        params = lsp.ReferenceParams(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(geometry)),
+                                     position=doc.lines.to_server(at, client.encoding),
+                                     context=lsp.ReferenceContext(include_declaration=True))
+        typed = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, 60)
+        plain = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, 60, plain=True)
+        assert isinstance(plain, list) and all(isinstance(item, dict) for item in plain)
+        lines = py_session._files.lines_checked
+        return (list(convert.plain_locations(plain, lines, client.encoding)),
+                list(convert.locations(typed, lines, client.encoding)))
+
+    plain, typed = py_session._call(both)
+    assert plain == typed and len(plain) == 11
+    assert plain == py_session.references(geometry, at)
+
+
 def test_method_references_through_instances_leave_the_unrelated_method_alone(
         py_session: LspSession, pyproj: Path) -> None:
     geometry = pyproj / "shapes/geometry.py"
