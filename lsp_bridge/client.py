@@ -30,6 +30,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 from lsp_bridge import convert, processes
+from lsp_bridge.early_handshake import Handover, answered_early, early_settings_agree
 from lsp_bridge.early_init import EARLY_ID
 from lsp_bridge.errors import (
     ProtocolViolation,
@@ -74,6 +75,9 @@ class BridgeClient(LanguageClient):
         # answer_early() awaits; None when nothing was sent before this client took the process.
         self.early_initialize: dict[str, Any] | None = None
         self._early_answer: Future[Any] | None = None
+        # What the early reader did before this client took the process (early_handshake).
+        self.early: Handover | None = None
+        self._answered_early: set[int | str] = set()  # its answered requests, until read again
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self.log: deque[str] = deque(maxlen=LOG_TAIL)
         self.progress_active: dict[str, str] = {}  # token -> title
@@ -111,12 +115,16 @@ class BridgeClient(LanguageClient):
 
     @classmethod
     async def launched(cls, command: Sequence[str], *, label: str, settings: SettingsLookup, root: Path,
-                       env: Mapping[str, str], initialize: lsp.InitializeParams) -> BridgeClient:
+                       env: Mapping[str, str], initialize: lsp.InitializeParams,
+                       push_settings: bool = False) -> BridgeClient:
         """A client on a running server: the early-started process if there is one, kept only when
-        the `initialize` written at its spawn is exactly `initialize` (else a fresh start)."""
+        the `initialize` written at its spawn is exactly `initialize` and the settings it was
+        given early are `settings`' (else a fresh start)."""
         client = cls(label=label, settings=settings, root=root)
         await client.launch(command, cwd=root, env=env)
-        if client.early_initialize is None or client.early_initialize == client.protocol._converter.unstructure(initialize):
+        if client.early_initialize is None or (
+                client.early_initialize == client.protocol._converter.unstructure(initialize)
+                and (client.early is None or early_settings_agree(client.early, settings, push_settings))):
             return client
         client.kill()  # it was sent other params: start again, nothing taken from it
         await client.close(timeout=2)
@@ -127,10 +135,17 @@ class BridgeClient(LanguageClient):
     # -- process ---------------------------------------------------------------------------------
     async def launch(self, command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) -> None:
         early = processes.take(command, cwd=cwd, env=env)
+        if early is not None and early.handshake is not None:
+            self.early = await asyncio.to_thread(early.handshake.handover)
+            if self.early is None:  # its reader is stuck writing to it: not a server to use
+                processes.kill(early.proc)
+                early = None
+            else:
+                self._answered_early = set(self.early.answered)
         process: processes.ServerProcess
         try:
             if early is not None:
-                process = await processes.adopt(early.proc)
+                process = await processes.adopt(early.proc, self.early.data if self.early is not None else b"")
             else:
                 process = await asyncio.create_subprocess_exec(
                     *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -152,6 +167,11 @@ class BridgeClient(LanguageClient):
         reader = asyncio.create_task(self._read_loop(process.stdout))
         self._tasks += [reader, asyncio.create_task(self._drain_stderr(process.stderr)),
                         asyncio.create_task(self._watch_exit(process, reader))]
+
+    @property
+    def early_initialized(self) -> bool:
+        """`initialized` was written by the early reader (the session must not send it again)."""
+        return self.early is not None and self.early.initialized
 
     @property
     def pull_diagnostics(self) -> bool:
@@ -222,6 +242,8 @@ class BridgeClient(LanguageClient):
             raise ProtocolViolation(f"{self.label}: invalid JSON from the server: {body[:200]!r}") from exc
         if not isinstance(raw, dict):
             raise ProtocolViolation(f"{self.label}: a JSON-RPC message must be an object: {body[:200]!r}")
+        if self._answered_early and answered_early(self._answered_early, raw):
+            return  # read again from the early reader's bytes: it was answered then
         msg_id = raw.get("id")
         if type(msg_id) is str and msg_id in self._plain and "result" in raw and not {"method", "error"} & raw.keys():
             self._plain.discard(msg_id)  # the caller checks the result's shape (convert.plain_locations)

@@ -20,12 +20,15 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from lsp_bridge.early_init import frame
 from lsp_bridge.servers import server_env
+
+if TYPE_CHECKING:
+    from lsp_bridge.early_handshake import EarlyHandshake, Lookup
 
 MAX_AGE = 300.0  # seconds an unadopted early server is kept for a session to take
 STREAM_LIMIT = 1024 * 1024  # the asyncio reader's line limit (headers; bodies are read exactly)
@@ -53,16 +56,21 @@ class Early(NamedTuple):
     env: dict[str, str]
     started: float
     initialize: dict[str, Any] | None  # the params of the `initialize` already written (early_init)
+    handshake: EarlyHandshake | None = None  # reads its output until adopted (early_handshake)
 
 
 _early: dict[Key, Early] = {}
 
 
 def start_early(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None,
-                initialize: dict[str, Any] | None = None) -> bool:
+                initialize: dict[str, Any] | None = None, settings: Callable[[], Lookup] | None = None,
+                push_settings: bool = False) -> bool:
     """Spawn `command` in `cwd` now, for a session to adopt later, and write it the `initialize`
-    request with `initialize` as params, if given (early_init.initialize_params). False (nothing
-    started) when the program cannot be started here; the session will then report that itself."""
+    request with `initialize` as params, if given (early_init.initialize_params); then `initialized`
+    once it answers, and the answers to its configuration requests of the lookup `settings()`
+    makes (called after the spawn: readiness.session_settings; `push_settings`: the spec's).
+    False (nothing started) when the program cannot be started here; the session will then
+    report that itself."""
     key = (tuple(command), str(cwd))
     if key in _early and _early[key].proc.poll() is None:
         return True
@@ -73,16 +81,21 @@ def start_early(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | N
                                 start_new_session=True, preexec_fn=die_with_parent)
     except OSError:
         return False
+    handshake = None
     if initialize is not None:
-        assert proc.stdin is not None
+        assert proc.stdin is not None and proc.stdout is not None
         try:  # a few KB into an empty pipe: never blocks
             proc.stdin.write(frame(initialize))
         except OSError:  # it died at once: the session's own start reports why
-            _kill(proc)
+            kill(proc)
             return False
+        from lsp_bridge.early_handshake import EarlyHandshake  # after the spawn: off the server's path
+
+        handshake = EarlyHandshake(proc.stdout, proc.stdin, settings() if settings is not None else None,
+                                   push=push_settings)
     if not _early:
         atexit.register(discard_all)
-    _early[key] = Early(proc, full_env, time.monotonic(), initialize)
+    _early[key] = Early(proc, full_env, time.monotonic(), initialize, handshake)
     return True
 
 
@@ -94,7 +107,7 @@ def take(command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None) ->
         return None
     wanted = server_env(env, root=cwd)
     if entry.proc.poll() is not None or entry.env != wanted or time.monotonic() - entry.started > MAX_AGE:
-        _kill(entry.proc)
+        kill(entry.proc)
         return None
     return entry
 
@@ -103,10 +116,10 @@ def discard_all() -> None:
     """Kill every early process nobody adopted."""
     while _early:
         _key, entry = _early.popitem()
-        _kill(entry.proc)
+        kill(entry.proc)
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
+def kill(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
@@ -188,13 +201,16 @@ class AdoptedProcess:
         loop.add_reader(fd, exited)
 
 
-async def adopt(proc: subprocess.Popen[bytes]) -> AdoptedProcess:
-    """Wire an early process's pipes into the running event loop."""
+async def adopt(proc: subprocess.Popen[bytes], read: bytes = b"") -> AdoptedProcess:
+    """Wire an early process's pipes into the running event loop; `read` is what was read from
+    its stdout already (early_handshake), which the client reads first."""
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     loop = asyncio.get_running_loop()
     readers = []
     for pipe in (proc.stdout, proc.stderr):
         reader = asyncio.StreamReader(limit=STREAM_LIMIT, loop=loop)
+        if pipe is proc.stdout and read:
+            reader.feed_data(read)
         await loop.connect_read_pipe(functools.partial(asyncio.StreamReaderProtocol, reader, loop=loop), pipe)
         readers.append(reader)
     transport, protocol = await loop.connect_write_pipe(

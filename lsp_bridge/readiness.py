@@ -24,8 +24,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from lsp_bridge.client import BridgeClient, SettingsLookup
-    from lsp_bridge.servers import Readiness
+    from lsp_bridge.servers import Readiness, ServerSpec
 
 
 ENUMERATION_GRACE = 10.0
@@ -87,3 +89,10 @@ def settings_lookup(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -
             node = node[part]
         return copy.deepcopy(node)
     return lookup
+
+
+def session_settings(spec: ServerSpec, root: Path, settings: Mapping[str, Any] | None = None) -> SettingsLookup:
+    """What a session for `root` answers `workspace/configuration` with: the server's defaults,
+    its settings for this workspace, then `settings` (the caller's), deep-merged in that order."""
+    workspace = spec.workspace_settings(root) if spec.workspace_settings else {}
+    return settings_lookup(settings_lookup(spec.settings, workspace)(None), settings or {})

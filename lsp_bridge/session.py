@@ -39,7 +39,7 @@ from lsp_bridge.exchanges import pushed_diagnostics, rename_range
 from lsp_bridge.loop import LoopThread, shared_loop
 from lsp_bridge.memory import tree_rss
 from lsp_bridge.positions import Decode, normalize_text
-from lsp_bridge.readiness import describe, is_ready, settings_lookup
+from lsp_bridge.readiness import describe, is_ready, session_settings
 from lsp_bridge.servers import ServerSpec, resolve_command
 from lsp_bridge.sync import DocumentSync
 from lsp_bridge.types import Diagnostic, FileEdits, FileLocation, Position, Range
@@ -72,8 +72,7 @@ class LspSession:
         self._command = list(command) if command is not None else None
         self._cache_dir = cache_dir
         self._auto_install = auto_install
-        workspace = spec.workspace_settings(self.root) if spec.workspace_settings else {}
-        self._settings = settings_lookup(settings_lookup(spec.settings, workspace)(None), settings or {})
+        self._settings = session_settings(spec, self.root, settings)
         self._env = env
         self._client: BridgeClient | None = None
         self._files = DocumentSync(self.root, spec, max_files=max_files, watch=watch_files, skip_dirs=skip_dirs,
@@ -318,7 +317,8 @@ class LspSession:
             client_info=lsp.ClientInfo(name=CLIENT_NAME, version=CLIENT_VERSION))
         self.started_at, self.ready_after = time.monotonic(), None
         client = await BridgeClient.launched(command, label=self.spec.name, settings=self._settings,
-                                             root=self.root, env=env, initialize=params)
+                                             root=self.root, env=env, initialize=params,
+                                             push_settings=self.spec.push_settings)
         # The walk of the disk runs while the server initializes, not after (a cold start is shorter
         # by it). The server reads the disk only after `initialized`, and a change made after the
         # walk is caught by the next scan: nothing is missed that the later walk would have seen.
@@ -331,10 +331,11 @@ class LspSession:
             encoding = result.capabilities.position_encoding
             client.encoding = "utf-8" if encoding == lsp.PositionEncodingKind.Utf8 else (
                 "utf-32" if encoding == lsp.PositionEncodingKind.Utf32 else "utf-16")
-            client.notify(lsp.INITIALIZED, lsp.InitializedParams())
-            if self.spec.push_settings:
-                client.notify(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION,
-                              lsp.DidChangeConfigurationParams(settings=self._settings(None)))
+            if not client.early_initialized:  # else written when the answer came (early_handshake)
+                client.notify(lsp.INITIALIZED, lsp.InitializedParams())
+                if self.spec.push_settings:
+                    client.notify(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                                  lsp.DidChangeConfigurationParams(settings=self._settings(None)))
         except BridgeError as exc:
             await asyncio.gather(snapshot, return_exceptions=True)  # the next start walks again
             await client.close(timeout=1)

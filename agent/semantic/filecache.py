@@ -8,11 +8,13 @@ without a stat until an event names it (a search over a big tree stat'ed every f
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..toolcontext import ToolContext
 
@@ -245,15 +247,18 @@ class FileCache:
         """`code_occurrences` if they are cached and the file is unchanged, else None (no parse)."""
         return self._occurrence_key(rel, name)[1]
 
-    def code_occurrences(self, rel: str, language: str, name: str) -> list[tuple[int, int]]:
-        """0-based (line, column) of identifier tokens `name` in code (syntax layer), cached."""
+    def code_occurrences(self, rel: str, language: str, name: str, *,
+                         parsed: Callable[[str, Any, bytes], object] | None = None) -> list[tuple[int, int]]:
+        """0-based (line, column) of identifier tokens `name` in code (syntax layer), cached.
+        `parsed(text, tree, source)` is called when the file was parsed now and has some."""
         from ..syntax import code_occurrences
 
         sig, cached = self._occurrence_key(rel, name)
         if cached is not None:
             return cached
         text = self.text(rel)
-        found = code_occurrences(text, language, name) if text else []
+        hook = None if parsed is None or not text else functools.partial(parsed, text)
+        found = code_occurrences(text, language, name, parsed=hook) if text else []
         if sig is not None:
             with self._lock:
                 self._occurrences[(rel, name)] = (sig, found)

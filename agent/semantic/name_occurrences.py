@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import functools
 import os
 import subprocess
 import threading
@@ -30,6 +31,7 @@ from ..walk import iter_files
 from .filecache import file_cache
 from .name_continuation import continuations
 from .name_scans import Scan, name_scans
+from .outlines import keep_outline
 from .watch import NewFileWatcher
 
 MAX_FILES = 5_000
@@ -148,6 +150,7 @@ class NameSearch:
         self._listing = listing if listing is not None and listing.ready else None
         self.listing = self._listing  # a long-lived session's listing (None: a one-shot search)
         self.known = {}
+        self.words = {}
         # A long-lived session's kept scan of the name (name_scans.py), and the file cache's epoch
         # before this search began (a scan is kept only if it is the same once the scan is done).
         self._cache = file_cache(ctx) if self._listing is not None else None
@@ -184,6 +187,7 @@ class NameSearch:
 
     _stopped: threading.Event | None = None
     known: dict[str, list[tuple[int, int]]]  # rel -> code occurrences found while the server answered
+    words: dict[str, tuple[str, list[tuple[int, int]]]]  # rel -> (its text, word_positions) found then
 
     def kept_scan(self) -> Scan[Unconfirmed] | None:
         """The session's last scan of this name, if no file changed since (else None)."""
@@ -216,6 +220,14 @@ class NameSearch:
         except Exception:
             return
         cache = file_cache(self.ctx)
+        # Every candidate's text first: the scan after the answer reads them all in any case (are
+        # all their words confirmed?), and a common name's thousand files cost ~1 s of reads there.
+        for rel in files:
+            if self._stopped.is_set():
+                return
+            text = cache.text(rel)
+            if text:  # with the name's word positions in that very text
+                self.words[rel] = (text, word_positions(text, self.name))
         known = self.known
         chars = parsed = 0
         for rel in files:
@@ -228,7 +240,10 @@ class NameSearch:
                     continue
                 parsed += 1
                 chars += len(cache.text(rel) or "")
-                found = cache.code_occurrences(rel, language, self.name)
+                # A file with the name in code may hold references: its outline comes from the
+                # same parse, for the answer's grouping (which then parses none of them after it).
+                found = cache.code_occurrences(rel, language, self.name,
+                                               parsed=functools.partial(keep_outline, self.ctx, rel, language))
             known[rel] = found
 
     def fresh_files(self) -> list[str]:
@@ -304,10 +319,12 @@ def word_positions(text: str, name: str) -> list[tuple[int, int]]:
     return out
 
 
-def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int]] | None = None) -> list[CodeHit]:
+def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int]] | None = None,
+              outline: bool = False) -> list[CodeHit]:
     """Identifier tokens equal to `name` in code (not strings/comments) in one file. With `only`,
     the file is parsed only if some word match is not in `only` (the already-confirmed sites),
-    and just the unconfirmed hits are returned."""
+    and just the unconfirmed hits are returned. `outline`: keep the file's outline from that parse
+    (a file whose hits the answer groups by enclosing definition)."""
     language = syntax_language(rel)
     if language is None:
         return []
@@ -319,7 +336,8 @@ def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int
         words = [p for p in word_positions(text, name) if p not in only]
         if not words:
             return []
-    hits = [CodeHit(rel, ln, col) for ln, col in cache.code_occurrences(rel, language, name)]
+    parsed = functools.partial(keep_outline, ctx, rel, language) if outline else None
+    hits = [CodeHit(rel, ln, col) for ln, col in cache.code_occurrences(rel, language, name, parsed=parsed)]
     if only is not None:
         hits = [h for h in hits if (h.line, h.column) not in only]
     return hits
@@ -363,7 +381,9 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
             out.hits.extend(CodeHit(rel, ln, col) for ln, col in known if (ln, col) not in only)
             continue
         text = cache.text(rel)
-        if text is None or all(p in only for p in word_positions(text, search.name)):
+        held = search.words.get(rel)
+        words = held[1] if held is not None and held[0] is text else word_positions(text or "", search.name)
+        if text is None or all(p in only for p in words):
             continue
         if checked >= MAX_CHECKED_FILES or chars >= max_chars:
             out.unchecked += 1
@@ -371,7 +391,7 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
             continue
         checked += 1
         chars += len(text)
-        out.hits.extend(code_hits(ctx, rel, search.name, only=only))
+        out.hits.extend(code_hits(ctx, rel, search.name, only=only, outline=rel in confirmed))
     if out.left and search.listing is not None:  # a daemon: parse the rest before the next query
         continuations(ctx).submit(search.name, out.left, search.listing.between)
     search.keep(files, out, confirmed, exclude, max_chars)

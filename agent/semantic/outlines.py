@@ -7,12 +7,17 @@ from __future__ import annotations
 import bisect
 import functools
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from ..errors import CodeagentError
 from ..languages import syntax_language
 from ..syntax import Symbol, flatten, outline
+from ..syntax.symbols import outline_tree
 from ..toolcontext import ToolContext
 from .lines import LineCache
+
+if TYPE_CHECKING:
+    from tree_sitter import Tree
 
 _SERVICE = "navigation.outlines"
 MAX_CACHED_FILES = 2000
@@ -55,10 +60,7 @@ class Outlines:
             found = list(flatten(outline(text, language)))
         except (CodeagentError, ValueError):
             return [], []
-        if len(self._cache) >= MAX_CACHED_FILES:
-            self._cache.clear()
-        parsed = self._cache[rel] = (text, (found, [(s.line - 1, s.column - 1) for s in found]))
-        return parsed[1]
+        return _store(self._cache, rel, text, found)
 
     def enclosing(self, rel: str, line0: int, col0: int) -> Symbol | None:
         """The innermost definition containing the 0-based position (None at module level)."""
@@ -90,6 +92,28 @@ class Outlines:
             return f"{rel}::{named.name_path}"
         around = self.enclosing(rel, line0, col0)  # a local name or a parameter: inside its function
         return f"{rel}::{around.name_path}.{fallback}" if around is not None else f"{rel}::{fallback}"
+
+
+def _store(cache: dict[str, tuple[str, Parsed]], rel: str, text: str, found: list[Symbol]) -> Parsed:
+    if len(cache) >= MAX_CACHED_FILES:
+        cache.clear()
+    parsed = cache[rel] = (text, (found, [(s.line - 1, s.column - 1) for s in found]))
+    return parsed[1]
+
+
+def keep_outline(ctx: ToolContext, rel: str, language: str, text: str, tree: Tree, source: bytes) -> None:
+    """Keep the outline of `text` (`rel`'s, parsed as `tree` from `source`) for the answers that
+    group hits in it: a references query, parsing candidate files while the server computes,
+    hands each parsed tree here, and the answer's grouping then parses none of those files again."""
+    cache: dict[str, tuple[str, Parsed]] = ctx.service(_SERVICE, dict)
+    held = cache.get(rel)
+    if held is not None and held[0] is text:
+        return
+    try:
+        found = list(flatten(outline_tree(tree, source, language)))
+    except (CodeagentError, ValueError):
+        return
+    _store(cache, rel, text, found)
 
 
 @functools.lru_cache(maxsize=8192)  # asked once per reference at module level: thousands per answer

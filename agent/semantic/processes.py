@@ -29,6 +29,7 @@ def start_language_early(settings: Settings | SettingsSnapshot, root: Path, lang
     from lsp_bridge.early_init import initialize_params
     from lsp_bridge.errors import BridgeError
     from lsp_bridge.processes import start_early
+    from lsp_bridge.readiness import session_settings
     from lsp_bridge.servers import get_spec, resolve_command
 
     lsp = settings.lsp
@@ -41,8 +42,11 @@ def start_language_early(settings: Settings | SettingsSnapshot, root: Path, lang
                 spec, cache_dir=Path(lsp.install_dir).expanduser() if lsp.install_dir else None, auto_install=False)
     except BridgeError:
         return False
-    # The session's own `initialize`, written with the spawn: the server starts on it while we
-    # import the protocol layer (the session takes its answer only if it would send the same).
+    # The session's own `initialize`, written with the spawn, then `initialized` and the answers to
+    # the server's configuration requests as the session would give them (sessions pass no settings
+    # of their own): the server starts on them while we import the protocol layer (the session
+    # takes the process only if it would have sent and answered the same).
     options = spec.initialization_options(folder) if spec.initialization_options and folder else None
     cwd = Path(root).resolve()
-    return start_early(command, cwd=cwd, initialize=initialize_params(cwd, options))
+    return start_early(command, cwd=cwd, initialize=initialize_params(cwd, options),
+                       settings=lambda: session_settings(spec, cwd), push_settings=spec.push_settings)

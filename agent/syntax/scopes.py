@@ -7,6 +7,7 @@ shadowing by parameters and locals. What scopes and definitions are is said by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -50,9 +51,11 @@ class Occurrences:
     source: str = "syntactic"
 
 
-def code_occurrences(text: str, language: str, name: str) -> list[tuple[int, int]]:
+def code_occurrences(text: str, language: str, name: str, *,
+                     parsed: Callable[[ts.Tree, bytes], object] | None = None) -> list[tuple[int, int]]:
     """0-based (line, character column) of every identifier token equal to `name` in code,
-    never inside strings or comments."""
+    never inside strings or comments. `parsed` is given the tree and its UTF-8 source when some
+    were found (a caller that needs the file's outline too then parses it once)."""
     if not name or name not in text:
         return []
     query = get_query(language, "identifiers")
@@ -68,6 +71,8 @@ def code_occurrences(text: str, language: str, name: str) -> list[tuple[int, int
             if node.end_byte - node.start_byte == len(wanted) and source[node.start_byte:node.end_byte] == wanted:
                 row, col = node.start_point
                 found.add((row, lines.char_column(row, col)))
+    if parsed is not None and found:
+        parsed(tree, source)
     return sorted(found)
 
 

@@ -11,6 +11,8 @@ usage: fake_server.py MODE [LOGFILE]
   creates-on-init  like ok, but 1.5 s after initialize arrives creates created_at_init.py in its
                 folder, then answers
                 and logs each file a didChangeWatchedFiles names ("created NAME", "changed NAME", ...)
+  asks-config   like ok, but on `initialized` asks workspace/configuration (section "python",
+                then none) and logs each answer it gets ("answer ID JSON")
   bad-locations answers the n-th textDocument/references with BAD_ANSWERS[n] (an error response,
                 then results no protocol type fits), then as `ok`
 """
@@ -79,6 +81,12 @@ def main() -> None:
             return
         method, msg_id = message.get("method"), message.get("id")
         log(f"{method} {msg_id}")
+        if method is None:  # an answer to a request of ours
+            log(f"answer {msg_id} {json.dumps(message.get('result'), sort_keys=True)}")
+            continue
+        if method == "initialized" and MODE == "asks-config":
+            send({"id": "cfg-1", "method": "workspace/configuration",
+                  "params": {"items": [{"section": "python"}, {}]}})
         if method == "$/cancelRequest":
             log(f"cancel {message['params']['id']}")
             continue
@@ -100,7 +108,7 @@ def main() -> None:
             send({"id": msg_id, "result": None})
         elif MODE == "bad-locations" and BAD_ANSWERS:
             send({"id": msg_id, **BAD_ANSWERS.pop(0)})
-        elif MODE in ("ok", "chatty", "creates-on-init", "bad-locations"):
+        elif MODE in ("ok", "chatty", "creates-on-init", "bad-locations", "asks-config"):
             uri = message["params"]["textDocument"]["uri"]
             send({"id": msg_id, "result": [{"uri": uri, "range": {"start": {"line": 0, "character": 0},
                                                                   "end": {"line": 0, "character": 3}}}]})
