@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json, print_undo_hint
+from .commands.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    print_json,
+    print_undo_hint,
+    run_command,
+)
 from .commands.tool_command import ARGUMENTS as TOOL_ARGUMENTS
 from .commands.tool_command import STARTS_DAEMON, TOOL_HOMES, parse_args_json
 from .errors import CodeagentError, ToolUsageError
@@ -259,20 +267,7 @@ def main(argv: Sequence[str] | None = None, *, fast_tried: bool = False) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
-    try:
-        return int(args.func(args))
-    except UsageError as exc:
-        print(f"codeagent: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except CodeagentError as exc:
-        print(f"codeagent: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    except KeyboardInterrupt:
-        print("codeagent: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # `codeagent tools | head`: the reader has all it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+    return run_command(lambda: args.func(args))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from ..syntax import SymbolIndex
 from ..workspace import Workspace
 from .config_warnings import show_config_warnings
 from .index_fast import index_key
-from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
+from .output import EXIT_OK, UsageError, print_json, run_command
 
 
 def add_index_arguments(p: argparse.ArgumentParser) -> None:
@@ -62,20 +62,7 @@ def run_index_command(argv: Sequence[str]) -> int | None:
     args = parse_index_args(argv)
     if args is None:
         return None
-    try:
-        return index_command(args)
-    except UsageError as exc:  # (as agent/cli.py says them)
-        print(f"codeagent: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except CodeagentError as exc:
-        print(f"codeagent: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    except KeyboardInterrupt:
-        print("codeagent: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+    return run_command(lambda: index_command(args))
 
 
 def _open_index(root: str) -> tuple[SymbolIndex, bool]:
