@@ -4,6 +4,7 @@ registry, the real `codeagent` command, and daemons that never outlive a test.""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,12 +16,14 @@ from clikit import Cli, codeagent_command
 
 from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings
+from agent.daemon.protocol import state_dir
 from agent.result import ToolResult
 from agent.toolcontext import ToolContext
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 BIN = Path(sys.executable).parent
 DAEMON_IDLE = "30"  # seconds: a daemon a test forgot would still go away soon
+SERVED = re.compile(r"codeagent\.daemon INFO (\w+) \d+\.\d+ s$")
 
 
 def copy_fixture(name: str, dest_parent: Path) -> Path:
@@ -85,3 +88,10 @@ def line_col(root: Path, rel: str, line: int, needle: str, nth: int = 0) -> tupl
     for _ in range(nth + 1):
         col = text.index(needle, col + 1)
     return line, col + 1
+
+
+def served(root: Path) -> list[str]:
+    """The tool calls the workspace's daemon logged as answered (`NAME 0.012 s`), in order."""
+    log = state_dir(root) / "daemon.log"
+    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    return [m.group(1) for line in lines if (m := SERVED.search(line))]

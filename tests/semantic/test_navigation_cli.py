@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from semantic_helpers import DAEMON_IDLE, copy_fixture, run_cli, stop_daemon
+from semantic_helpers import DAEMON_IDLE, copy_fixture, run_cli, served, stop_daemon
 
 from agent.commands.via_daemon import try_fast
-from agent.daemon.protocol import state_dir
 
 pytestmark = pytest.mark.timeout(900)
-SERVED = re.compile(r"codeagent\.daemon INFO (\w+) \d+\.\d+ s$")
 
 
 @pytest.fixture
@@ -69,13 +66,6 @@ def _uncached(out: str) -> dict[str, object]:
     return result
 
 
-def _served(root: Path) -> list[str]:
-    """The tool calls the daemon logged as answered (`NAME 0.012 s`)."""
-    log = state_dir(root) / "daemon.log"
-    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-    return [m.group(1) for line in lines if (m := SERVED.search(line))]
-
-
 def test_warm_navigation_commands_take_the_fast_path_and_print_as_in_process(
         proj: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     commands = {("type", "app/report.py:7:5"): "type_info",
@@ -93,13 +83,13 @@ def test_warm_navigation_commands_take_the_fast_path_and_print_as_in_process(
     monkeypatch.setenv("CODEAGENT_CONFIG", os.devnull)  # the environment run_cli gives the CLI
     monkeypatch.setenv("CODEAGENT_DAEMON_IDLE_TIMEOUT", DAEMON_IDLE)
     for argv, tool in commands.items():
-        before = len(_served(proj))
+        before = len(served(proj))
         capsys.readouterr()
         assert try_fast(list(argv)) == 0, argv
         assert capsys.readouterr().out == here[argv][0].stdout
         assert try_fast([*argv, "--json"]) == 0, argv
         assert _uncached(capsys.readouterr().out) == _uncached(here[argv][1].stdout)
-        assert _served(proj)[before:] == [tool, tool]  # the daemon answered both
+        assert served(proj)[before:] == [tool, tool]  # the daemon answered both
     # a quick fix applied on the fast path: journaled (undo restores it), the undo hint on stderr
     missing = proj / "app" / "missing.py"
     missing.write_text("def f():\n    return make_box(1)\n")
@@ -107,7 +97,7 @@ def test_warm_navigation_commands_take_the_fast_path_and_print_as_in_process(
     assert "1. from shapes.base import make_box" in capsys.readouterr().out
     assert try_fast(["fix", "app/missing.py:2:12", "--apply", "from shapes.base import make_box"]) == 0
     assert "codeagent undo" in capsys.readouterr().err
-    assert _served(proj)[-2:] == ["code_actions", "apply_code_action"]
+    assert served(proj)[-2:] == ["code_actions", "apply_code_action"]
     assert missing.read_text() == "from shapes.base import make_box\n\n\ndef f():\n    return make_box(1)\n"
     assert run_cli("undo", cwd=proj).returncode == 0
     assert missing.read_text() == "def f():\n    return make_box(1)\n"

@@ -5,16 +5,14 @@ answer the process gives alone; with none running it starts none and answers its
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from semantic_helpers import run_cli, stop_daemon
+from semantic_helpers import run_cli, served, stop_daemon
 
 from agent.daemon.protocol import state_dir
 
-SERVED = re.compile(r"codeagent\.daemon INFO (\w+) \d+\.\d+ s$")
 ARGS = json.dumps({"pattern": "needle", "max_results": 1})
 
 
@@ -27,19 +25,13 @@ def ws(root: Path) -> Iterator[Path]:
     stop_daemon(root)
 
 
-def _served(root: Path) -> list[str]:
-    log = state_dir(root) / "daemon.log"
-    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-    return [m.group(1) for line in lines if (m := SERVED.search(line))]
-
-
 def test_a_one_shot_search_is_answered_by_a_running_daemon_as_by_itself(ws: Path) -> None:
     alone = run_cli("tool", "search_in_files", "--root", str(ws), "--args", ARGS)
     assert alone.returncode == 0, alone.stderr
-    assert not (state_dir(ws) / "sock").exists() and _served(ws) == []  # none started for a search
+    assert not (state_dir(ws) / "sock").exists() and served(ws) == []  # none started for a search
     assert run_cli("daemon", "start", "--root", str(ws)).returncode == 0
     answers = [run_cli("tool", "search_in_files", "--root", str(ws), "--args", ARGS) for _ in range(3)]
-    assert _served(ws) == ["search_in_files"] * 3
+    assert served(ws) == ["search_in_files"] * 3
     for answer in answers:
         assert answer.returncode == 0, answer.stderr
         data = dict(answer.json["data"])

@@ -7,18 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from clikit import codeagent_command
-from semantic_helpers import DAEMON_IDLE, run_cli, stop_daemon
+from semantic_helpers import DAEMON_IDLE, run_cli, served, stop_daemon
 
-from agent.daemon.protocol import state_dir
-
-SERVED = re.compile(r"codeagent\.daemon INFO (\w+) \d+\.\d+ s$")
 SOURCE = "def greet(name):\n    return 'hi ' + name\n\n\nprint(greet('x'))\n"
 
 
@@ -29,23 +25,16 @@ def ws(root: Path) -> Iterator[Path]:
     stop_daemon(root)
 
 
-def _served(root: Path) -> list[str]:
-    """The tool calls the daemon logged as answered (`NAME 0.012 s`)."""
-    log = state_dir(root) / "daemon.log"
-    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-    return [m.group(1) for line in lines if (m := SERVED.search(line))]
-
-
 def test_read_only_tools_are_answered_by_the_warm_daemon(ws: Path) -> None:
     refs = {"file_path": "app.py", "line": 1, "column": 5}
     first = run_cli("tool", "find_references", "--root", str(ws), "--args", json.dumps(refs))
     assert first.returncode == 0, first.stderr
     assert first.json["data"]["count"] == 2
-    assert _served(ws) == ["find_references"]  # it started the daemon, as `codeagent refs` does
+    assert served(ws) == ["find_references"]  # it started the daemon, as `codeagent refs` does
     args = json.dumps({"file_path": "app.py"})
     warm = run_cli("tool", "read_file", "--root", str(ws), "--args", args)
     again = run_cli("tool", "find_references", "--root", str(ws), "--args", json.dumps(refs))
-    assert _served(ws) == ["find_references", "read_file", "find_references"]
+    assert served(ws) == ["find_references", "read_file", "find_references"]
     cold = run_cli("tool", "read_file", "--root", str(ws), "--args", args, "--no-daemon")
     assert warm.returncode == cold.returncode == 0
     assert warm.stdout == cold.stdout  # the same JSON either way
@@ -56,7 +45,7 @@ def test_read_only_tools_are_answered_by_the_warm_daemon(ws: Path) -> None:
                           env={**os.environ, "CODEAGENT_CONFIG": "/dev/null",
                                "CODEAGENT_DAEMON_IDLE_TIMEOUT": DAEMON_IDLE})
     assert proc.returncode == 0 and proc.stdout == cold.stdout
-    assert _served(ws)[-1] == "read_file"
+    assert served(ws)[-1] == "read_file"
     # a usage error says so, exit 2, from the daemon as from the process
     bad = run_cli("tool", "read_file", "--root", str(ws), "--args", '{"path": "app.py"}')
     assert bad.returncode == 2 and "unknown parameter(s) path" in bad.stderr
@@ -65,7 +54,7 @@ def test_read_only_tools_are_answered_by_the_warm_daemon(ws: Path) -> None:
 def test_edits_run_in_the_calling_process_journaled_and_undoable(ws: Path) -> None:
     started = run_cli("daemon", "start", "--root", str(ws))
     assert started.returncode == 0, started.stderr
-    before = _served(ws)
+    before = served(ws)
     edit = {"file_path": "app.py", "old_text": "'hi '", "new_text": "'hello '"}
     res = run_cli("tool", "replace_in_file", "--root", str(ws), "--args", json.dumps(edit))
     assert res.returncode == 0, res.stderr
@@ -74,7 +63,7 @@ def test_edits_run_in_the_calling_process_journaled_and_undoable(ws: Path) -> No
     shell = run_cli("tool", "run_command", "--root", str(ws), "--stream", "--args",
                     json.dumps({"argv": ["echo", "streamed-line"]}))
     assert "streamed-line" in shell.stderr  # --stream: live on this terminal's stderr
-    assert _served(ws) == before  # neither reached the daemon
+    assert served(ws) == before  # neither reached the daemon
     undone = run_cli("undo", "--root", str(ws))
     assert undone.returncode == 0, undone.stderr
     assert (ws / "app.py").read_text(encoding="utf-8") == SOURCE
