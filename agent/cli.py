@@ -19,8 +19,8 @@ from .commands.output import (
     UsageError,
     print_json,
     print_undo_hint,
-    run_command,
 )
+from .commands.run_guard import run_command
 from .commands.tool_command import ARGUMENTS as TOOL_ARGUMENTS
 from .commands.tool_command import STARTS_DAEMON, TOOL_HOMES, parse_args_json
 from .errors import CodeagentError, ToolUsageError

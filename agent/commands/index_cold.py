@@ -26,7 +26,8 @@ from ..syntax import SymbolIndex
 from ..workspace import Workspace
 from .config_warnings import show_config_warnings
 from .index_fast import index_key
-from .output import EXIT_OK, UsageError, print_json, run_command
+from .output import EXIT_OK, UsageError, print_json
+from .run_guard import run_command
 
 
 def add_index_arguments(p: argparse.ArgumentParser) -> None:

@@ -7,10 +7,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
 from typing import Any
 
-from ..errors import CodeagentError
 from .colour import print_text
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -18,25 +16,6 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 class UsageError(Exception):
     """A command-line usage error (exit 2)."""
-
-
-def run_command(call: Callable[[], int]) -> int:
-    """Run a parsed command and translate what it raised into its message and exit code (the one
-    boundary: the full CLI and `codeagent index`'s early path both end here)."""
-    try:
-        return int(call())
-    except UsageError as exc:
-        print(f"codeagent: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except CodeagentError as exc:
-        print(f"codeagent: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    except KeyboardInterrupt:
-        print("codeagent: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # `codeagent tools | head`: the reader has all it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
 
 
 def print_json(obj: Any, encoded: bytes | None = None) -> None:
