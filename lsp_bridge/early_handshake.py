@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from lsp_bridge.early_init import EARLY_ID
+from lsp_bridge.early_init import EARLY_ID, frame_message
 
 Lookup = Callable[[str | None], Any]  # a settings lookup: section (None: all) -> value
 MAX_BUFFER = 16 * 1024 * 1024  # read before adoption (logs, a few requests); past it, stop reading
@@ -147,8 +147,7 @@ class EarlyHandshake:
         done.answered[msg_id] = (sections, answer)
 
     def _write(self, message: dict[str, Any]) -> None:
-        body = json.dumps(message, separators=(",", ":")).encode("utf-8")
-        data = b"Content-Length: %d\r\n\r\n" % len(body) + body
+        data = frame_message(message)
         while data:  # a blocking pipe: a short write only when interrupted
             data = data[os.write(self._stdin.fileno(), data):]
 

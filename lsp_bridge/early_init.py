@@ -40,6 +40,10 @@ def initialize_params(root: Path, options: Any = None) -> dict[str, Any]:
 
 def frame(params: dict[str, Any]) -> bytes:
     """The whole `initialize` message, header and body."""
-    body = json.dumps({"jsonrpc": "2.0", "id": EARLY_ID, "method": "initialize", "params": params},
-                      separators=(",", ":")).encode("utf-8")
+    return frame_message({"jsonrpc": "2.0", "id": EARLY_ID, "method": "initialize", "params": params})
+
+
+def frame_message(message: dict[str, Any]) -> bytes:
+    """One JSON-RPC message as the base protocol sends it: header and compact UTF-8 body."""
+    body = json.dumps(message, separators=(",", ":")).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body

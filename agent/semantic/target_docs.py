@@ -19,9 +19,9 @@ from pathlib import Path
 
 from ..toolcontext import ToolContext
 from ..workspace import TextDoc
+from .querycache import RACY_NS
 
 MAX_DOCS = 16
-RACY_NS = 2_000_000_000
 _SERVICE = "semantic.target_docs"
 Signature = tuple[int, int, int, int]
 
