@@ -28,7 +28,7 @@ def main() -> int:
         from .cli import main as full_main
 
         code = full_main(words, fast_tried=True)
-        if not _nothing_to_tear_down(words):
+        if not _nothing_to_tear_down():
             return code
     try:
         sys.stdout.flush()
@@ -38,20 +38,13 @@ def main() -> int:
     os._exit(code)
 
 
-# Loaded by a process that did some work itself (a tool context, language servers, a journal).
-_WORKING_MODULES = ("agent.bootstrap", "agent.registry", "lsp_bridge.session", "lsprotocol")
-
-
-def _nothing_to_tear_down(words: list[str]) -> bool:
-    """A semantic command a daemon answered (a cold one: agent/commands/cold_start.py), in a
-    process that loaded none of the working modules: it holds nothing but its printed answer, and
-    the interpreter's orderly shutdown of the settings models it loaded would only delay the end of
-    the command (~0.07 s quiet, ~0.3 s on a loaded machine). An in-process fallback ends as usual."""
-    if any(name in sys.modules for name in _WORKING_MODULES):
-        return False
-    from .commands.via_daemon import semantic_call
-
-    return semantic_call(words) is not None
+def _nothing_to_tear_down() -> bool:
+    """A semantic command its newly forked daemon answered (agent/commands/cold_start.py): the
+    process holds nothing but its printed answer, and the interpreter's orderly shutdown of the
+    settings it loaded would only delay the end of the command (~0.07 s quiet, ~0.3 s loaded). An
+    in-process run, the cold start's fallback included, ends as usual."""
+    cold_start = sys.modules.get("agent.commands.cold_start")
+    return cold_start is not None and bool(cold_start.Outcome.daemon_answered)
 
 
 if __name__ == "__main__":

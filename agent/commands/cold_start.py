@@ -37,6 +37,13 @@ if TYPE_CHECKING:
     from ..config import Settings
 
 
+class Outcome:
+    """Whether this process's answer came from the daemon it forked (then it holds nothing but
+    the printed answer, and agent/entry.py ends it without the interpreter's teardown)."""
+
+    daemon_answered = False
+
+
 def try_cold(argv: Sequence[str]) -> int | None:
     """Answer a semantic command through a daemon started now; None when the normal path must."""
     call = semantic_call(argv)
@@ -62,7 +69,10 @@ def try_cold(argv: Sequence[str]) -> int | None:
         from .code import run_tool
 
         result = run_tool(call.root, settings, call.tool, call.tool_args, use_daemon=False)
-    return print_result(call, result)
+        return print_result(call, result)
+    code = print_result(call, result)
+    Outcome.daemon_answered = True
+    return code
 
 
 def cold_settings(root: Path, folder: Path | None = None) -> Settings | SettingsSnapshot:
