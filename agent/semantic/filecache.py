@@ -50,7 +50,7 @@ class FileCache:
         self._epoch = 0
 
     def index_words(self) -> None:
-        """From now on keep a word -> files index of the cached texts, so `with_word` answers
+        """From now on keep a word -> files index of the cached texts, so `with_word_trusted` answers
         without scanning every text (a long-lived session's searches for one name)."""
         with self._lock:
             if self._words is not None or self._index_dropped:
@@ -92,15 +92,11 @@ class FileCache:
         with self._lock:
             return self._epoch if self._covers is not None else None
 
-    def with_word(self, rels: list[str], word: str) -> list[str] | None:
-        """Those of `rels` whose text contains `word` (a whole word for the indexed files, a
-        substring for the others), in their order; None when there is no word index."""
-        found = self.with_word_trusted(rels, word)
-        return None if found is None else found[0]
-
     def with_word_trusted(self, rels: list[str], word: str) -> tuple[list[str], bool] | None:
-        """`with_word`, and whether every one of `rels` was answered from a watched, cached text
-        (then the answer changes only with `watched_epoch`)."""
+        """Those of `rels` whose text contains `word` (a whole word for the indexed files, a
+        substring for the others), in their order, and whether every one of them was answered
+        from a watched, cached text (then the answer changes only with `watched_epoch`); None
+        when there is no word index."""
         covers = self._covers
         if covers is None or self._words is None or not _WORD.fullmatch(word):
             return None

@@ -195,10 +195,10 @@ def test_word_index_follows_edits_deletions_and_new_files(tmp_path: Path) -> Non
         (tmp_path / "c.py").unlink()
         assert search(ctx, "Order") == ["pkg/b.py", "pkg/e.py"] == scan(ctx, "Order")
         assert search(ctx, "Invoice") == ["pkg/a.py"] == scan(ctx, "Invoice")
-        assert cache.with_word(["pkg/a.py", "pkg/b.py"], "Invoice") == ["pkg/a.py"]  # read once: indexed
-        assert cache.with_word(["pkg/a.py", "pkg/b.py"], "Order") == ["pkg/b.py"]
+        assert cache.with_word_trusted(["pkg/a.py", "pkg/b.py"], "Invoice") == (["pkg/a.py"], True)  # read once: indexed
+        assert cache.with_word_trusted(["pkg/a.py", "pkg/b.py"], "Order") == (["pkg/b.py"], True)
         assert search(ctx, "OrderLine") == ["pkg/b.py"] == scan(ctx, "OrderLine")
-        assert cache.with_word(["pkg/a.py"], "not a word") is None  # no index answer: callers scan
+        assert cache.with_word_trusted(["pkg/a.py"], "not a word") is None  # no index answer: callers scan
 
     monkey = pytest.MonkeyPatch()
     monkey.setattr(filecache, "MAX_INDEX_POSTINGS", 3)  # a tree too big to index: the scan answers
