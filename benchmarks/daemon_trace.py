@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+# CODEAGENT_BENCH_CODE: another checkout's code (e.g. main's, for a before/after on the same run)
+sys.path.insert(0, os.environ.get("CODEAGENT_BENCH_CODE", str(HERE.parent)))
 
 EVENTS: list[tuple[str, float, str]] = []
 

@@ -12,6 +12,7 @@ alone: convert.plain_locations on the captured JSON, the reply's json.dumps."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -22,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+# CODEAGENT_BENCH_CODE: another checkout's code (e.g. main's, for a before/after on the same run)
+sys.path.insert(0, os.environ.get("CODEAGENT_BENCH_CODE", str(HERE.parent)))
 sys.path.insert(0, str(HERE))
 os.environ["CODEAGENT_QUERY_CACHE"] = "false"
 
@@ -54,7 +56,15 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="ec2")
     ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--other-convert", type=Path, help="another lsp_bridge/convert.py (e.g. main's): its "
+                    "plain_locations timed on the same answer, alternating call by call with this one's")
     args = ap.parse_args()
+    other = None
+    if args.other_convert is not None:
+        spec = importlib.util.spec_from_file_location("other_convert", args.other_convert)
+        assert spec is not None and spec.loader is not None
+        other = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(other)
     corpus = CORPORA[args.corpus]
     source = corpus.tree(search_dirs(None))
     work = CACHE / "refs-replay" / source.name
@@ -96,13 +106,13 @@ def main() -> int:
             result, lines_of, encoding = CAPTURED["args"]
             located = _plain_locations(result, lines_of, encoding)
 
-            def replay(self: Any, *a: Any, on_sent: Any = None, **k: Any) -> Any:
+            def replay(self: Any, *a: Any, on_sent: Any = None, located: Any = located, **k: Any) -> Any:
                 if on_sent is not None:
                     on_sent()
                 return located
             LspSession.references = replay  # type: ignore[method-assign]
             try:
-                whole, conv, enc = [], [], []
+                whole, conv, enc, conv_other = [], [], [], []
                 want = json.dumps(reply["result"], sort_keys=True)
                 for _ in range(args.rounds):
                     t0 = time.thread_time()
@@ -111,6 +121,11 @@ def main() -> int:
                     t0 = time.thread_time()
                     _plain_locations(result, lines_of, encoding)
                     conv.append(time.thread_time() - t0)
+                    if other is not None:
+                        t0 = time.thread_time()
+                        theirs = other.plain_locations(result, lines_of, encoding)
+                        conv_other.append(time.thread_time() - t0)
+                        assert theirs == located
                     t0 = time.thread_time()
                     send_message(sink, again)
                     enc.append(time.thread_time() - t0)
@@ -120,7 +135,8 @@ def main() -> int:
             med = statistics.median
             print(f"{name:28} {reply['result']['data']['count']:5} refs, reply {sink.size:7} B: answer+encode "
                   f"{med(whole) * 1e3:6.2f} ms (+ plain_locations {med(conv) * 1e3:5.2f} ms), of which encode "
-                  f"{med(enc) * 1e3:5.2f} ms")
+                  f"{med(enc) * 1e3:5.2f} ms"
+                  + (f"; the other plain_locations {med(conv_other) * 1e3:5.2f} ms" if conv_other else ""))
     finally:
         daemon.close()
         shutil.rmtree(work.parent, ignore_errors=True)

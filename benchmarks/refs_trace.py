@@ -24,17 +24,33 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+# CODEAGENT_BENCH_CODE: another checkout's code (e.g. main's, for a before/after on the same run)
+sys.path.insert(0, os.environ.get("CODEAGENT_BENCH_CODE", str(HERE.parent)))
 sys.path.insert(0, str(HERE))
 os.environ["CODEAGENT_QUERY_CACHE"] = "false"
 
 from corpora import CACHE, CORPORA, search_dirs  # noqa: E402
-from refs_bench import call_args, start_raw  # noqa: E402
+from rawlsp import RawLsp  # noqa: E402
 
 from agent.config import load_settings  # noqa: E402
 from agent.daemon.client import DaemonClient  # noqa: E402
 from agent.daemon.protocol import settings_json  # noqa: E402
 from lsp_bridge.servers import get_spec, resolve_command  # noqa: E402
+
+
+def call_args(rel: str, line: int, col: int) -> dict[str, Any]:  # as refs_bench asks
+    return {"file_path": rel, "line": line, "column": col, "include_declaration": True, "limit": 0}
+
+
+def start_raw(command: list[str], root: Path, language_id: str, server: str, rel: str) -> RawLsp:
+    """As refs_bench starts it with --raw-settings bridge (refs_bench is not imported: it puts this
+    checkout's code first on the path, and CODEAGENT_BENCH_CODE may name another)."""
+    raw = RawLsp(command, root, settings=dict(get_spec(server).settings))
+    raw.initialize()
+    raw.open(root / rel, language_id)
+    if get_spec(server).readiness != "typescript-native" and not raw.ready.wait(600):
+        raise RuntimeError("raw server never became ready")
+    return raw
 
 
 def spawn(client: DaemonClient, language: str, out: Path) -> subprocess.Popen[bytes]:
@@ -137,7 +153,7 @@ def main() -> int:
     command, _ = resolve_command(get_spec(corpus.server))
     try:
         name0, rel0, line0, col0 = corpus.targets[0]
-        raw = start_raw(command, root, corpus, rel0, "bridge")
+        raw = start_raw(command, root, corpus.language_id, corpus.server, rel0)
         raw_stamps = stamp_raw(raw)
         for _name, rel, _line, _col in corpus.targets[1:]:
             raw.open(root / rel, corpus.language_id)
