@@ -66,7 +66,9 @@ def spawn(client: DaemonClient, language: str, out: Path) -> subprocess.Popen[by
     deadline = time.monotonic() + 120
     while client.ping() is None:
         if time.monotonic() > deadline or proc.poll() is not None:
-            raise RuntimeError(f"traced daemon did not start; see {state / 'daemon.log'}")
+            log.flush()
+            tail = (state / "daemon.log").read_text(errors="replace")[-3000:] if (state / "daemon.log").exists() else ""
+            raise RuntimeError(f"traced daemon did not start; its log ends:\n{tail}")
         time.sleep(0.05)
     return proc
 
