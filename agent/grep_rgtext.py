@@ -58,14 +58,11 @@ class HeadingScan(CountedScan):
         self._pieces: list[bytes] = []  # an unfinished last group, in pieces
 
     def feed(self, data: bytes) -> None:
-        if self._pieces:
-            if self._pieces[-1].endswith(b"\n") and data.startswith(b"\n"):
-                cut = -1  # the group ended with the last read; data[0] is the separator
-            else:
-                cut = data.find(b"\n\n")
-                if cut < 0:
-                    self._pieces.append(data)
-                    return
+        if self._pieces:  # (a separator split between the last read and this one is found in the join)
+            cut = data.find(b"\n\n")
+            if cut < 0:
+                self._pieces.append(data)
+                return
             group = b"".join(self._pieces) + data[: cut + 1]
             self._pieces = []
             self._groups(group, 0, len(group))
