@@ -159,6 +159,10 @@ def _collect(
         for hits in batch:
             if hits.binary or hits.matched == 0:
                 continue
+            if budget.remaining <= 0:  # (the result is full: the file only counts)
+                outcome.total += hits.matched
+                outcome.files_with_matches += 1
+                continue
             if hits.pending:
                 hits.take(budget.remaining)
             outcome.total += hits.matched
