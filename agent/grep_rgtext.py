@@ -1,19 +1,21 @@
 """Reading rg's plain output without context lines (agent/grep_rg.py): `--heading --null
---line-number --column`, about a third of `--json`'s bytes, so both rg (which formats them) and
-this process (which reads them) do less.
+--line-number --column`, a fifth of `--json`'s bytes, so both rg (which formats them) and this
+process (which reads them) do less.
 
-That output is one group per file with matches, groups separated by an empty line, in one piece
-even when rg searches on several threads (its buffered writer puts the separator between whole
-buffers). A group is `PATH\\0LINE:COLUMN:TEXT\\n` followed by `LINE:COLUMN:TEXT\\n` lines; a file
-rg found to be binary ends its group (or is its whole group) with `PATH: binary file matches
-(...)`. A record's TEXT cannot hold a newline and never makes an empty line, so `\\n\\n` only ever
-ends a group; a file's matches are counted with one `bytes.count`, and only the lines a result
-may show are cut out (kept unparsed for `FileHits.take`).
+That output is one group per file with matches, groups separated by an empty line, each group in
+one piece even when rg searches on several threads (its buffered writer puts the separator
+between whole buffers). A group is `PATH\\0LINE:COLUMN:TEXT\\n` followed by `LINE:COLUMN:TEXT\\n`
+lines; a file rg found to be binary ends its group (or is its whole group) with `PATH: binary
+file matches (...)`. A record's TEXT holds no newline (and no NUL: rg stops printing a file at
+its first NUL) and never makes an empty line, so `\\n\\n` only ever ends a group; a file's
+matches are counted with one `bytes.count`, and only the lines a result may show are cut out
+(kept unparsed for `FileHits.take`).
 
-It is used for literals only (`plain_query`) and only when every path of the batch is absolute and has no newline, so a line that
-starts with `/` is a group's first or a binary notice, never a record (which starts with a
-digit). Anything else that output might hold (another rg version's notices, a missing
-separator) raises Inconsistent, and the batch is searched again with `--json`.
+It is read for literals only (`plain_query`), and only when every path of the batch is absolute
+and has no newline: a line that starts with `/` is then a group's first or a binary notice, never
+a record (which starts with a digit). What does not fit (a group's last line that is neither a
+record nor its file's notice, a second path in a group, a kept line without its column, output
+cut inside a line) raises Inconsistent, and the batch is searched again and read from `--json`.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ from .grep_types import FileHits, Query
 
 HEADING_ARGS = ["--heading", "--null", "--line-number", "--column", "--with-filename", "--color=never"]
 _NOTICE = b": binary file matches ("
-_ODD = re.compile(rb"\n[^0-9]")  # a line past a group's first that is not a record
 _DIGITS = b"0123456789"
 _RECORD = re.compile(rb"[0-9]+:[0-9]+:")
 
@@ -104,11 +105,11 @@ class HeadingScan(CountedScan):
             raise Inconsistent("a group of an unknown path, or without a record")
         last = max(start, buf.rfind(b"\n", start, end - 1) + 1)  # where the group's last line starts
         if last > start and buf[last] not in _DIGITS:  # binary: its notice ends the group
-            if not buf.startswith(buf[start:nul] + _NOTICE, last) or _ODD.search(buf, nul, last - 1):
+            if not buf.startswith(buf[start:nul] + _NOTICE, last):
                 raise Inconsistent("a line that is neither a record nor a notice")
             return
-        if _ODD.search(buf, nul, end - 1):
-            raise Inconsistent("a line that is neither a record nor a notice")
+        if buf.find(b"\0", nul + 1, end) >= 0:  # another file's path: a separator missing
+            raise Inconsistent("two files in one group")
         hits = self.found.get(key)
         if hits is None:
             hits = self.found[key] = FileHits(self.names[key])

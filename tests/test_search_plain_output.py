@@ -112,6 +112,7 @@ def test_a_literal_search_answers_as_the_python_engine(root: Path) -> None:
 
 @pytest.mark.parametrize("output", [
     b"/w/a\x001:1:hit\n/w/b\x001:1:hit\n",  # no separator between two files
+    b"/w/a\x001:1:hit\n/w/b\x001:1:hit\n2:1:hit\n",  # the same, the second file's path inside the group
     b"/w/a\x001:hit\n",  # a record without its column
     b"/w/a\x001:1:hit\nWARNING: something new\n",  # a notice this reader does not know
     b"/w/a\x001:1:hit\n/w/b: binary file matches (found \"\\0\" byte around offset 3)\n",  # another file's notice
