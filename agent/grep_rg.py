@@ -14,6 +14,7 @@ import fcntl
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from bisect import bisect_left
@@ -81,7 +82,8 @@ class _Batch:
     @classmethod
     def of(cls, batch: Sequence[Source]) -> _Batch:
         keys = [str(path) for path, _ in batch]
-        argv = [os.fsencode(key) for key in reversed(keys)]
+        enc, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()  # (os.fsencode's, without
+        argv = [key.encode(enc, errors) for key in reversed(keys)]  # its call per path: 0.5 ms, not 6, on Django)
         return cls(keys, dict(zip(keys, [name for _, name in batch], strict=True)),
                    dict(zip(keys, range(len(keys)), strict=True)), argv, usable(keys))
 
