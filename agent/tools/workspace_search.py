@@ -170,7 +170,9 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None,
             files.append((f, name))
     selection = Selection(tuple(files), tuple(too_big))
     if walks is not None and token is not None:
-        walks.put(key, token, selection, folders, [*links, *depends], started)  # (depends: stat-checked like links)
+        # links (in and out: an out-link retargeted inside joins the selection) and depends are
+        # stat-checked on each reuse; the watch does not see outside the workspace
+        walks.put(key, token, selection, folders, [*links, *links_out, *depends], started)
     elif stamped is not None:
         above = _above(ws.root, start)
         rule_files += [g for g in (os.path.join(f, ".gitignore") for f in above) if os.path.isfile(g)]
