@@ -1,15 +1,18 @@
 """How every command ends: exit codes, the usage error, printing JSON and a tool's result (a long
 one through the user's pager, $PAGER else `less -FRX`, when stdout is a terminal; never when piped).
-Standard library only: the warm-daemon path (via_daemon.py) runs on nothing else."""
+Standard library only: the warm-daemon path (via_daemon.py) runs on nothing else, and imports
+only what it uses (json only to encode what the daemon did not encode already)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from typing import Any
 
 from .colour import print_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -26,6 +29,8 @@ def print_json(obj: Any, encoded: bytes | None = None) -> None:
         sys.stdout.flush()
         sys.stdout.buffer.write(encoded + b"\n")
         return
+    import json
+
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None, default=str) + "\n")
 
 
