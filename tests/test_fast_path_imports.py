@@ -12,7 +12,10 @@ import ast
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import agent
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY_PACKAGES = ("pydantic", "tree_sitter", "lsprotocol", "lsp_bridge")
@@ -64,3 +67,20 @@ def test_the_bare_probe_would_see_a_heavy_import() -> None:
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(REPO)}, check=True)
     assert "'pathlib'" in out.stdout and "'typing'" in out.stdout
+
+
+def test_the_codeagent_command_imports_nothing_before_the_entry() -> None:
+    """`codeagent` is bin/codeagent itself, not an entry point: the wrapper an installer writes for
+    one imports re before our code (distlib's template), which the fast path no longer needs."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "codeagent" not in project["project"].get("scripts", {})
+    assert project["tool"]["setuptools"]["script-files"] == ["bin/codeagent"]
+    script = REPO / "bin" / "codeagent"
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert imported == {"sys", "agent.entry"}
+    assert script.read_text(encoding="utf-8").startswith("#!python\n") and os.access(script, os.X_OK)
+    out = subprocess.run([sys.executable, str(script), "--version"], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert (out.returncode, out.stdout.strip()) == (0, f"codeagent {agent.__version__}"), out.stderr

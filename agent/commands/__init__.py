@@ -12,6 +12,7 @@
     mcp.py, syntax.py `codeagent mcp`, `codeagent index`
 
 Commands are entry points: they may import any layer (through agent/bootstrap.py for a tool
-context and the registry). Nothing below them imports this package. The three stdlib-only modules
-import nothing of agent but agent/languages.py and agent/daemon/protocol.py.
+context and the registry). Nothing below them imports this package. The stdlib-only modules import
+nothing of agent but agent/languages.py, agent/configpaths.py, agent/errors.py and
+agent/daemon/wire.py (tests/test_fast_path_imports.py holds the list).
 """
