@@ -32,12 +32,12 @@ from ..config import Settings
 from ..languages import server_language
 from ..semantic.name_occurrences import SourceListing, source_listing
 from ..semantic.sessions import notify_changed, session_for
+from ..semantic.upkeep import ServerUpkeep
 from .cached import CachedCalls
 from .codewatch import CodeWatch
 from .peer import refusal as peer_refusal
 from .protocol import DaemonError, install_id, recv_message, send_message, settings_id
 from .toolload import ToolLoader
-from .upkeep import ServerUpkeep
 
 log = logging.getLogger("codeagent.daemon")
 
@@ -239,7 +239,8 @@ def run(root: Path, state: Path, settings: Settings, warm: list[str], warm_files
         log_file.unlink()
     logging.basicConfig(filename=log_file, filemode="a", level=logging.WARNING, force=True,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    log.setLevel(logging.INFO)  # our own lines only: pygls logs every message at INFO
+    for ours in (log, logging.getLogger("codeagent.servers")):  # our own lines only: pygls logs every message at INFO
+        ours.setLevel(logging.INFO)
     with open(state / "daemon.lock", "a+") as singleton:  # held for this daemon's life
         try:
             fcntl.flock(singleton, fcntl.LOCK_EX | fcntl.LOCK_NB)
