@@ -97,3 +97,50 @@ def test_the_socket_is_looked_for_where_the_daemon_puts_it(tmp_path: Path) -> No
     (folder / "sock").write_text("")
     assert wire.daemon_socket(str(root)) == str(folder / "sock")
     (folder / "sock").unlink()
+
+
+def _sent(obj: dict[str, object]) -> bytes:
+    """The bytes protocol.send_message writes for `obj` (through a real socket pair)."""
+    import socket
+
+    a, b = socket.socketpair()
+    with a, b:
+        protocol.send_message(a, obj)
+        a.shutdown(socket.SHUT_WR)
+        return protocol.recv_line(b)
+
+
+RESULTS = [
+    {"success": True, "output": "3 reference(s)", "error": None, "data": {"count": 3, "files": [{"path": "a.py"}]}},
+    {"success": False, "output": "", "error": 'bad, "result": {"x": 1} here', "data": {"usage_error": True}},
+    {"success": True, "output": "renamed", "data": {"journal_id": "j1", "server_notes": ["restarted"], "files": []}},
+    {"success": True, "output": "naïve 日本語 🙂 \u2028"},
+]
+
+
+@pytest.mark.parametrize("result", RESULTS)
+def test_a_result_is_sent_after_its_head_and_read_without_decoding_it(result: dict[str, object]) -> None:
+    line = _sent({"ok": True, "result": result})
+    head, encoded = wire.split_reply(line) or ({}, b"")
+    assert head == wire.result_head(result)
+    assert encoded == json.dumps(result, ensure_ascii=False).encode("utf-8")
+    reply = wire.decode_message(line)
+    assert reply == {"ok": True, "head": head, "result": result}
+    assert wire.encoded_result(line, reply) == encoded
+    data = result.get("data") or {}
+    assert head == {k: result[k] for k in ("success", "error") if k in result} | (
+        {"data": {k: data[k] for k in wire.HEAD_DATA if k in data}} if set(wire.HEAD_DATA) & set(data) else {})
+
+
+def test_a_kept_result_and_other_replies_keep_their_shape() -> None:
+    kept = protocol.EncodedResult(json.dumps(RESULTS[0], ensure_ascii=False).encode("utf-8"))
+    line = _sent({"ok": True, "result": kept})
+    assert wire.split_reply(line) is None and line.startswith(wire.REPLY_HEAD)
+    assert wire.encoded_result(line, wire.decode_message(line)) == kept
+    refused = _sent({"ok": False, "error": "restart", "restart": True})
+    assert wire.split_reply(refused) is None and wire.decode_message(refused)["restart"] is True
+    line = _sent({"ok": True, "result": RESULTS[0]})
+    # a connection cut before the end leaves no final newline (recv_line reads up to it)
+    for broken in (line[:-1], line[: len(line) // 2], line.replace(b'"head": {', b'"head": [', 1),
+                   line.replace(b', "result": {', b', "result": [', 1), line.replace(b'"success": true', b'"success": tru', 1)):
+        assert wire.split_reply(broken) is None

@@ -25,7 +25,7 @@ def print_json(obj: Any, encoded: bytes | None = None) -> None:
     """One line of JSON. `encoded`: `obj` already encoded so (UTF-8, ensure_ascii off, default
     separators; a daemon's answer), written as it is when stdout is UTF-8 (whatever its error
     handler: the daemon's strict encoding left no lone surrogate for one to act on)."""
-    if encoded is not None and _utf8(sys.stdout):
+    if encoded is not None and writes_encoded(sys.stdout):
         sys.stdout.flush()
         sys.stdout.buffer.write(encoded + b"\n")
         return
@@ -34,7 +34,8 @@ def print_json(obj: Any, encoded: bytes | None = None) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None, default=str) + "\n")
 
 
-def _utf8(stream: Any) -> bool:
+def writes_encoded(stream: Any) -> bool:
+    """Whether print_json writes an `encoded` answer as it is to `stream` (a UTF-8 one)."""
     encoding = str(getattr(stream, "encoding", "")).lower().replace("-", "").replace("_", "")
     return encoding == "utf8" and hasattr(stream, "buffer")
 

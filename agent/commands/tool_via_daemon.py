@@ -12,14 +12,13 @@ import sys
 
 from ..daemon.wire import ask_tool
 from .arguments import resolved_root
-from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json
+from .output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, print_json, writes_encoded
 from .quickparse import parse
 from .tool_command import ARGUMENTS, parse_args_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
 
 def try_tool(argv: Sequence[str]) -> int | None:
@@ -36,12 +35,12 @@ def try_tool(argv: Sequence[str]) -> int | None:
         return None
     if not isinstance(call_args, dict):
         return None
-    reply = ask_tool(root, args.name, call_args, read_only=True)
-    if reply is None:
+    answered = ask_tool(root, args.name, call_args, read_only=True, head_only=writes_encoded(sys.stdout))
+    if answered is None:
         return None
-    result: dict[str, Any] = reply["result"]
+    result, encoded = answered
     if not result.get("success") and (result.get("data") or {}).get("usage_error"):
         print(f"codeagent: error: {result.get('error')}", file=sys.stderr)
         return EXIT_USAGE
-    print_json(result, reply.get("encoded"))
+    print_json(result, encoded)
     return EXIT_OK if result.get("success") else EXIT_FAILED  # (read-only: nothing to undo)

@@ -23,7 +23,7 @@ import sys
 from ..daemon.wire import ask_tool
 from . import navigation_arguments as navigation
 from .arguments import ARGUMENTS, COMMON, NO_DAEMON, TOOLS, resolved_root, tool_args
-from .output import EXIT_USAGE, UsageError, emit, print_undo_hint
+from .output import EXIT_USAGE, UsageError, emit, print_undo_hint, writes_encoded
 from .quickparse import Parsed, parse
 
 TYPE_CHECKING = False
@@ -43,10 +43,11 @@ def try_fast(argv: Sequence[str]) -> int | None:
     call = semantic_call(argv)
     if call is None:
         return None
-    reply = ask_tool(call.root, call.tool, call.tool_args)
-    if reply is None:
+    # --json: the daemon's bytes are printed as they are, so only the result's head is read
+    answered = ask_tool(call.root, call.tool, call.tool_args, head_only=call.args.json and writes_encoded(sys.stdout))
+    if answered is None:
         return None
-    return print_result(call, reply["result"], reply.get("encoded"))
+    return print_result(call, *answered)
 
 
 class SemanticCall:  # (not a dataclass or NamedTuple: their imports cost the fast path ~5-10 ms)

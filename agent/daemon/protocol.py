@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from .wire import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
-from .wire import PROTOCOL_VERSION, code_folder_names, private, sha256, state_name
+from .wire import PROTOCOL_VERSION, code_folder_names, private, result_head, sha256, state_name
 from .wire import REPLY_HEAD as REPLY_HEAD
 from .wire import DaemonError as DaemonError
 from .wire import NoDaemon as NoDaemon
@@ -126,6 +126,8 @@ def send_message(sock: Stream, obj: dict[str, Any]) -> None:
         head = json.dumps({k: v for k, v in obj.items() if k != "result"}, ensure_ascii=False)[:-1]
         sock.sendall(head.encode("utf-8") + (b', "result": ' if head != "{" else b'"result": ') + result + b"}\n")
         return
+    if list(obj) == ["ok", "result"] and obj["ok"] is True and isinstance(result, dict):
+        obj = {"ok": True, "head": result_head(result), "result": result}  # (wire.split_reply reads it)
     sock.sendall(json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n")
 
 
