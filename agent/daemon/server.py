@@ -75,6 +75,7 @@ class Daemon:
         self._idle.set()
         self.stopping = False
         self.last_request = time.monotonic()
+        self._said: tuple[str, float] | None = None  # the last tool call and its time, for the log
 
     def _warm(self, language: str, files: list[str]) -> None:
         started = time.monotonic()
@@ -166,6 +167,9 @@ class Daemon:
             send_message(conn, reply)
         except OSError as exc:  # the client gave up (Ctrl-C); the next one is served normally
             log.warning("client went away: %s", exc)
+        if self._said is not None:  # (a file write: after the reply, not before it)
+            log.info("%s %.3f s", *self._said)
+            self._said = None
         op = request.get("op")
         return op if isinstance(op, str) else None
 
@@ -206,7 +210,7 @@ class Daemon:
         except Exception as exc:  # the registry converts tool errors; this is a daemon bug
             log.exception("request failed")
             return {"ok": False, "error": f"daemon error: {type(exc).__name__}: {exc}"}
-        log.info("%s %.3f s", name, time.monotonic() - started)
+        self._said = (name, time.monotonic() - started)  # logged once the reply is out (handle)
         if notes := self.upkeep.take_notes():  # added to a copy: never into a kept answer
             said = json.loads(result) if isinstance(result, bytes) else result
             result = {**said, "data": {**(said.get("data") or {}), "server_notes": notes}}
