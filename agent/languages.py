@@ -8,6 +8,8 @@ summary's language counts, the languageIds passed to lsp_bridge).
 
 from __future__ import annotations
 
+import functools
+import os
 from pathlib import Path
 from typing import NamedTuple
 
@@ -42,17 +44,22 @@ SYNTAX_LANGUAGE = {s: f.syntax for s, f in SUFFIXES.items() if f.syntax}
 SOURCE_SUFFIXES = tuple(SERVER_LANGUAGE)  # files a language server answers for
 
 
+@functools.lru_cache(maxsize=8192)  # an answer asks for the same few hundred files' languages each time
+def _suffix(path: str) -> str:
+    return Path(path).suffix.lower()
+
+
 def server_language(path: str | Path) -> str | None:
     """"python" or "typescript" (the bridge's session languages), or None when no server applies."""
-    return SERVER_LANGUAGE.get(Path(path).suffix.lower())
+    return SERVER_LANGUAGE.get(_suffix(os.fspath(path)))
 
 
 def syntax_language(path: str | Path) -> str | None:
-    return SYNTAX_LANGUAGE.get(Path(path).suffix.lower())
+    return SYNTAX_LANGUAGE.get(_suffix(os.fspath(path)))
 
 
 def project_language(path: str | Path) -> str | None:
-    found = SUFFIXES.get(Path(path).suffix.lower())
+    found = SUFFIXES.get(_suffix(os.fspath(path)))
     return found.project if found else None
 
 

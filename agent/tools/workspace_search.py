@@ -104,11 +104,11 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
     query = Query(args.pattern, args.regex, args.case_sensitive, args.context_lines, args.max_results)
     selection, reused, recheck = _selection(ctx, start, args.glob)
     try:
-        outcome = search(list(selection.files), query, engine=ctx.settings.workspace.search_engine,
+        outcome = search(selection.files, query, engine=ctx.settings.workspace.search_engine,
                          root=ctx.workspace.root, timeout=ctx.settings.workspace.search_timeout, recheck=recheck)
     except StaleSelection:  # a file's size changed since the kept walk: walk again
         selection, reused, keep = _selection(ctx, start, args.glob, fresh=True)
-        outcome = search(list(selection.files), query, engine=ctx.settings.workspace.search_engine,
+        outcome = search(selection.files, query, engine=ctx.settings.workspace.search_engine,
                          root=ctx.workspace.root, timeout=ctx.settings.workspace.search_timeout, recheck=keep)
     too_big = list(selection.too_big)
     text = render(outcome, query, ws.display(start))
