@@ -23,13 +23,18 @@ BIN = Path(sys.executable).parent
 SHARED_SCOPES = ("module", "class", "package")
 
 
+@pytest.hookimpl(optionalhook=True)  # (a run with -p no:xdist must not fail on an unknown hook)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` (pyproject's addopts): one worker more than cores. The tests wait a good part of their
-    time (server start-ups, subprocesses, sleeps that prove nothing happens), so a third worker on 2 cores
-    was measured faster than two; PYTEST_XDIST_AUTO_NUM_WORKERS overrides, `-n 0` runs serially."""
+    """`-n auto` (pyproject's addopts): one worker more than cores, since the tests also wait (server
+    start-ups, subprocesses, sleeps that prove nothing happens). 3 workers on 2 cores: 23.6 min under a
+    load of ~10 from other work, vs ~20.6 min serial on a quiet machine; -n 2 not yet compared there.
+    PYTEST_XDIST_AUTO_NUM_WORKERS overrides, `-n 0` runs serially."""
     wanted = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
     if wanted.isdigit():
         return int(wanted)
+    files = {arg.split("::", 1)[0] for arg in config.args}
+    if len(files) == 1 and files.pop().endswith(".py"):
+        return 0  # one test file: serially (starting the workers would cost more than they save)
     return len(os.sched_getaffinity(0)) + 1
 
 
