@@ -115,11 +115,12 @@ class LspSettings(_Section):
     daemon_idle_timeout: float = Field(
         900.0, gt=0, description="Seconds without a request after which the background process exits.")
     server_idle_timeout: float = Field(
-        600.0, gt=0, description="Seconds a language server in a running daemon may go unused before it is "
-        "stopped (the next request that needs it starts it again).")
+        600.0, gt=0, description="Seconds a language server in a running daemon or MCP server may go unused "
+        "before it is stopped (the next request that needs it starts it again).")
     server_memory_limit_mb: int = Field(
-        4096, ge=1, description="A daemon's language server holding more memory (MiB, its process tree's "
-        "resident set) after a request is restarted before the next one; the next result says so.")
+        4096, ge=1, description="A language server of a daemon, MCP server or agent run holding more memory "
+        "(MiB, its process tree's resident set) after a request is restarted before the next one; the next "
+        "result says so.")
     query_cache: bool = Field(
         True, description="Let a running daemon answer a repeated read-only query (references, definition, type, "
         "calls, implementations, type hierarchy) from its cache while its file watch has seen no change since.")

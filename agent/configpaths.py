@@ -1,29 +1,47 @@
 """Where settings come from, without the settings models (pydantic): the user and project config
 files, the trust store and the environment variables that feed them. The warm-daemon fast path
-fingerprints these to know its daemon runs with the same settings, without building them."""
+fingerprints these to know its daemon runs with the same settings, without building them, so
+nothing is imported at load (pathlib, typing and collections.abc: ~10 ms of a warm call)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+import os
 
-USER_CONFIG = Path("~/.config/codeagent/config.toml")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
+
+USER_CONFIG = "~/.config/codeagent/config.toml"
 PROJECT_CONFIG = ".codeagent.toml"
 CONFIG_ENV = "CODEAGENT_CONFIG"  # another user config file
 # Project config files the user trusted (`codeagent trust`): next to the user config, outside
 # every workspace, so nothing a tool or a sandboxed command writes can grant trust.
-TRUST_STORE = Path("~/.config/codeagent/trusted.json")
+TRUST_STORE = "~/.config/codeagent/trusted.json"
 TRUST_ENV = "CODEAGENT_TRUST_FILE"  # another trust store (tests)
 ENV_PREFIXES = ("CODEAGENT_", "LLM_", "OPENAI_")  # every variable that feeds settings starts so
 
 
 def user_config_path(env: Mapping[str, str]) -> Path:
-    return Path(env.get(CONFIG_ENV, str(USER_CONFIG))).expanduser()
+    from pathlib import Path  # (not at load: see above; every caller but the fast path has it loaded)
+
+    return Path(env.get(CONFIG_ENV, USER_CONFIG)).expanduser()
 
 
 def trust_store_path(env: Mapping[str, str]) -> Path:
-    return Path(env.get(TRUST_ENV) or str(TRUST_STORE)).expanduser()
+    from pathlib import Path
+
+    return Path(env.get(TRUST_ENV) or TRUST_STORE).expanduser()
+
+
+def user_config_file(env: Mapping[str, str]) -> str:
+    """The file user_config_path names, as a string (~ expanded; pathlib's normalising left out)."""
+    return os.path.expanduser(env.get(CONFIG_ENV, USER_CONFIG))
+
+
+def trust_store_file(env: Mapping[str, str]) -> str:
+    return os.path.expanduser(env.get(TRUST_ENV) or TRUST_STORE)
 
 
 # Environment variable → settings path. Sections add their own entries here (agent.config re-exports both).

@@ -41,10 +41,14 @@ def main() -> int:
 def _nothing_to_tear_down() -> bool:
     """A semantic command its newly forked daemon answered (agent/commands/cold_start.py): the
     process holds nothing but its printed answer, and the interpreter's orderly shutdown of the
-    settings it loaded would only delay the end of the command (~0.07 s quiet, ~0.3 s loaded). An
-    in-process run, the cold start's fallback included, ends as usual."""
+    settings it loaded would only delay the end of the command (~0.07 s quiet, ~0.3 s loaded).
+    Likewise a `codeagent index` that ran to its end (agent/commands/index_cold.py: the index
+    closed, its workers joined). An in-process run, the cold start's fallback included, ends as
+    usual."""
     cold_start = sys.modules.get("agent.commands.cold_start")
-    return cold_start is not None and bool(cold_start.Outcome.daemon_answered)
+    index_cold = sys.modules.get("agent.commands.index_cold")  # (`codeagent index`, ended: the same)
+    return ((cold_start is not None and bool(cold_start.Outcome.daemon_answered))
+            or (index_cold is not None and bool(index_cold.Outcome.finished)))
 
 
 if __name__ == "__main__":

@@ -133,8 +133,9 @@ class _Decoder:
     """Turns hit lines into text: UTF-8, or for a file that is not UTF-8 its detected encoding
     (so a GBK or Latin-1 line reads right, though the pattern matched its UTF-8 view)."""
 
-    def __init__(self, paths: dict[str, str | Path]):
-        self.paths = paths
+    def __init__(self, files: Sequence[Source]):
+        self.files = files
+        self.paths: dict[str, str | Path] | None = None  # name -> real path, made when first needed
         self.encodings: dict[str, str] = {}
 
     def __call__(self, name: str, line: bytes) -> str:
@@ -144,6 +145,8 @@ class _Decoder:
             pass
         if name not in self.encodings:
             self.encodings[name] = "utf-8"
+            if self.paths is None:
+                self.paths = {name: path for path, name in self.files}
             with contextlib.suppress(OSError, KeyError, WorkspaceError), open(self.paths[name], "rb") as fh:
                 self.encodings[name] = decode_raw(fh.read(), name=name)[1].encoding  # unreadable: keep UTF-8
         return line.decode(self.encodings[name], "replace")
@@ -155,6 +158,10 @@ def _collect(
     for batch in batches:
         for hits in batch:
             if hits.binary or hits.matched == 0:
+                continue
+            if budget.remaining <= 0:  # (the result is full: the file only counts)
+                outcome.total += hits.matched
+                outcome.files_with_matches += 1
                 continue
             if hits.pending:
                 hits.take(budget.remaining)
@@ -186,7 +193,7 @@ def search(
     if engine == "ripgrep" and rg is None:
         raise ToolFailure("ripgrep (rg) is not installed; install the `ripgrep` wheel or use engine python")
     budget = Budget(query.max_results, time.monotonic() + timeout)
-    decoder = _Decoder({name: path for path, name in files})
+    decoder = _Decoder(files)
     try:
         if rg is not None:
             try:

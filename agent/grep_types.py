@@ -35,14 +35,20 @@ class FileHits:
     pending: list[bytes] = field(default_factory=list)  # rg's match events not yet parsed (see `take`)
 
     def take(self, count: int) -> None:
-        """Parse the first `count` pending match events into `match_lines`, `offsets`, `texts`
-        (rg's JSON for matches past what will be shown is never parsed, only counted)."""
+        """Parse the first `count` pending matches (rg's JSON events or plain records) into
+        `match_lines`, `offsets`, `texts` (matches past what will be shown are only counted)."""
         for raw in self.pending[:count]:
-            data = json.loads(raw)["data"]
-            number = data["line_number"]
+            if raw.startswith(b"{"):  # a JSON match event
+                data = json.loads(raw)["data"]
+                number = data["line_number"]
+                self.offsets[number] = data["submatches"][0]["start"] if data["submatches"] else 0
+                self.texts[number] = line_bytes(data["lines"])
+            else:  # a plain record, LINE:COLUMN:TEXT (agent/grep_rgtext.py; COLUMN counts bytes from 1)
+                line, column, text = raw.split(b":", 2)
+                number = int(line)
+                self.offsets[number] = int(column) - 1
+                self.texts[number] = text
             self.match_lines.append(number)
-            self.offsets[number] = data["submatches"][0]["start"] if data["submatches"] else 0
-            self.texts[number] = line_bytes(data["lines"])
         self.pending = []
 
 

@@ -24,6 +24,8 @@ from .errors import CodeagentError, LLMError, ToolUsageError
 from .llm import Model, ProtocolChanged, Reply, ToolCall
 from .registry import Registry, Tool
 from .result import ToolResult, bounded
+from .semantic.session_watch import watch_session
+from .semantic.upkeep import ServerUpkeep
 from .stuck import StuckDetector, StuckError
 from .toolcontext import ToolContext
 from .trajectory import Trajectory, recorded_diff, recorded_text, result_text
@@ -121,9 +123,11 @@ class Agent:
         self._interrupted = False
         self.advisers = list(advisers)
         self._advice: dict[str, str] = {}  # call id → what the advisers said after it
+        self.upkeep = ServerUpkeep(ctx)  # servers over their memory limit restart between batches of calls
 
     def run(self) -> Outcome:
         self.started = time.monotonic()
+        watch_session(self.ctx)  # searches keep their walk under a folder watch, as in the daemon
         while True:
             try:
                 self.step()
@@ -228,6 +232,7 @@ class Agent:
             else:
                 results.append(self._run_one(prepared[i]))
             i = j
+        self.upkeep.after_request()  # no call runs now: a restarted server re-indexes while the model thinks
         return results
 
     def _prepare(self, call: ToolCall) -> _Prepared:
@@ -253,7 +258,7 @@ class Agent:
                 result, executed = ToolResult.fail("the user declined this action; do something else or finish"), False
             else:
                 pending = self._advise_before(p.tool, p.params)
-                result = self.registry.execute(self.ctx, p.tool, p.params)
+                result = self.upkeep.noted(self.registry.execute(self.ctx, p.tool, p.params))
                 self._advise_after(p.call, pending, result)
         seconds = time.monotonic() - started
         self.display.result(p.call, result, seconds)

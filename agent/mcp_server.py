@@ -4,7 +4,10 @@ Built on the official SDK's low-level `Server` (mcp 2.x renamed FastMCP to MCPSe
 derives schemas from function signatures; ours come from the registry, so the low-level API
 serves them as they are: one source of truth for names, parameter schemas and descriptions).
 One ToolContext lives for the whole session, so language servers and the syntax index stay
-warm between calls; it is closed when the client closes stdin. A call the client cancels (or
+warm between calls; it is closed when the client closes stdin. Between calls its servers are
+kept within bounds as the daemon's are (agent/semantic/upkeep.py): one over
+`lsp.server_memory_limit_mb` is restarted right after the call that left it there (the next
+result says so), one unused for `lsp.server_idle_timeout` is stopped. A call the client cancels (or
 abandons by closing the session) stops at once: its command is killed, not left to its timeout.
 """
 
@@ -13,9 +16,11 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import anyio
+import anyio.abc
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -24,6 +29,8 @@ from . import __version__
 from .mcp_stdio import stdio_transport
 from .registry import Registry, Tool
 from .result import ToolResult, bounded
+from .semantic.session_watch import watch_session
+from .semantic.upkeep import ServerUpkeep
 from .toolcontext import ToolContext
 
 INSTRUCTIONS = (
@@ -32,6 +39,7 @@ INSTRUCTIONS = (
     "servers (find_references, rename_symbol, ...). Paths are relative to the workspace root."
 )
 CUT_NOTE = "narrow the request (a line range, a path, a glob, max_results) to see the rest"
+MAX_IDLE_CHECK_SECONDS = 30.0  # how often idle servers are looked for (sooner for a short idle timeout)
 
 
 def mcp_tool(tool: Tool) -> types.Tool:
@@ -101,6 +109,9 @@ class ToolServer:
         self.tools = {t.name: t for t in registry.tools(toolset)}
         self.semantic_started = False
         self._lock = anyio.Lock()  # calls run one at a time: one journal, one set of language servers
+        self.upkeep = ServerUpkeep(ctx)  # under the lock, between calls
+        watch_session(ctx)  # searches keep their walk under a folder watch, as in the daemon
+        self._tasks: anyio.abc.TaskGroup | None = None
         settings = ctx.settings.mcp
         self.max_text, self.max_structured = settings.max_text_chars, settings.max_structured_chars
         self.progress_interval = settings.progress_interval
@@ -141,7 +152,7 @@ class ToolServer:
                     group.start_soon(self._progress, ctx, name, first_semantic, outcome)
                     # abandon_on_cancel: a cancelled request (the client gave up, or closed the session)
                     # must not wait for the thread; the thread is told to stop instead, below
-                    outcome.append(await anyio.to_thread.run_sync(work, abandon_on_cancel=True))
+                    outcome.append(self.upkeep.noted(await anyio.to_thread.run_sync(work, abandon_on_cancel=True)))
                     group.cancel_scope.cancel()
             except anyio.get_cancelled_exc_class():
                 self.ctx.cancel.set()  # a running command is killed at once (runner.py)
@@ -149,7 +160,19 @@ class ToolServer:
                     while not finished.is_set():
                         await anyio.sleep(0.05)
                 raise
+        if self._tasks is not None:  # it waits for the lock: it runs once this call has answered
+            self._tasks.start_soon(self._between_calls, self.upkeep.after_request)
         return call_result(outcome[0], max_text=self.max_text, max_structured=self.max_structured)
+
+    async def _between_calls(self, job: Callable[[], None]) -> None:
+        async with self._lock:
+            await anyio.to_thread.run_sync(job)
+
+    async def _idle_stops(self) -> None:
+        every = min(MAX_IDLE_CHECK_SECONDS, max(self.ctx.settings.lsp.server_idle_timeout / 4, 0.5))
+        while True:
+            await anyio.sleep(every)
+            await self._between_calls(self.upkeep.stop_idle)
 
     async def _progress(self, ctx: ServerRequestContext[Any], name: str, first_semantic: bool,
                         done: list[ToolResult]) -> None:
@@ -166,8 +189,12 @@ class ToolServer:
                 await _report(ctx, elapsed, f"{what} ({elapsed:.0f} s)")
 
     async def serve_stdio(self) -> None:
-        async with stdio_transport() as (read_stream, write_stream):
-            await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        async with anyio.create_task_group() as tasks:
+            self._tasks = tasks
+            tasks.start_soon(self._idle_stops)
+            async with stdio_transport() as (read_stream, write_stream):
+                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+            tasks.cancel_scope.cancel()  # stdin closed: no more upkeep
 
 
 async def _report(ctx: ServerRequestContext[Any], progress: float, message: str) -> None:

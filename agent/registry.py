@@ -124,6 +124,8 @@ class Registry:
         """Run a validated call; every exception becomes a failed ToolResult here, and only here.
         The output is cut to the session's budget (workspace.max_output_chars), saying so."""
         try:
+            for look in ctx.before_call:
+                look()
             result = tool.fn(ctx, params)
         except (ToolFailure, CodeagentError) as exc:
             return ToolResult.fail(str(exc))

@@ -58,6 +58,9 @@ class ToolContext:
         self._deferred_checks: Callable[[], list[EditCheck]] | None = None
         self._services: dict[str, Any] = {}
         self._closers: list[Callable[[], None]] = []
+        # Run before every tool call (Registry.execute), on the calling thread: a long-lived
+        # session's look at its folder watch (agent/semantic/session_watch.py).
+        self.before_call: list[Callable[[], object]] = []
         self._lock = threading.RLock()
 
     @property

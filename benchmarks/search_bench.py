@@ -9,8 +9,11 @@ for a literal and a regex, alternating round by round:
 - raw:        `rg -n --no-config --crlf --no-messages --no-require-git [-F] -e PATTERN .` in the
               tree, its output read to the end (what a person would run; rg walks and obeys the
               .gitignore files itself);
-- in process: the tool through the registry in this process (a warm session: imports done; it
-              reuses its walk while a stat shows no change, agent/semantic/walkstamps.py);
+- in process: the tool through the registry in this process, in a warm session as an agent run
+              or the MCP server has (imports done; with `--session watched`, the default, it
+              watches its folders and reuses its walk while the watch is quiet,
+              agent/semantic/session_watch.py; `--session stamped` is a session without
+              inotify, reusing its walk while a stat shows no change, walkstamps.py);
 - fresh:      the same in a new session each round (a fresh walk: a one-shot process's cost
               without its interpreter start and imports);
 - CLI:        `codeagent tool search_in_files --no-daemon` (the whole process);
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -43,6 +47,7 @@ from index_bench import corpus_tree  # noqa: E402
 from agent.bootstrap import load_all_tools, open_context  # noqa: E402
 from agent.config import Settings  # noqa: E402
 from agent.ripgrep import find_rg  # noqa: E402
+from agent.semantic.session_watch import watch_session  # noqa: E402
 
 CODEAGENT = [str(shutil.which("codeagent"))] if shutil.which("codeagent") else [sys.executable, "-m", "agent.cli"]
 QUERIES = {
@@ -54,9 +59,10 @@ TARGET = 1.3
 
 def cpu() -> float:
     """CPU seconds of this process and its finished children (rg): less moved by the machine's
-    load than wall time, which on a shared machine is mostly waiting for a core."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+    load than wall time, which on a shared machine is mostly waiting for a core. (getrusage
+    counts microseconds; os.times counts 10 ms ticks, too coarse for a 0.1 s call.)"""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def raw_rg(rg: str, root: Path, query: dict[str, object]) -> tuple[float, int]:
@@ -78,6 +84,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--tree", type=Path, help="an unpacked tree or a .tar.gz (default: Django 5.1.4)")
     parser.add_argument("--daemon", action="store_true", help="also through a started daemon")
+    parser.add_argument("--session", choices=("watched", "stamped"), default="watched",
+                        help="the in-process session: watched (an agent run's, the MCP server's) or stamped (no inotify)")
     parser.add_argument("--no-cli", action="store_true", help="skip the whole-process CLI measure")
     parser.add_argument("--gitignore", type=Path, help="a .gitignore to write at the copy's root, e.g. "
                         "benchmarks/python.gitignore: a repository's usual rules (ripgrep obeys them too)")
@@ -96,6 +104,8 @@ def main() -> int:
     root = root.resolve()
     registry = load_all_tools()
     ctx = open_context(root, settings=Settings())
+    if args.session == "watched" and watch_session(ctx) is None:
+        print("warning: the folders cannot be watched here: the session stats instead", file=sys.stderr)
     client = None
     times: dict[str, dict[str, list[float]]] = {
         q: {"raw": [], "tool": [], "cli": [], "daemon": [], "raw_cpu": [], "tool_cpu": [], "reused": [],
@@ -157,7 +167,7 @@ def main() -> int:
         shutil.rmtree(scratch, ignore_errors=True)
     m = statistics.median
     print(f"\n## search_in_files vs raw ripgrep, {source.name}{' + ' + args.gitignore.name if args.gitignore else ''}, {args.rounds} rounds, medians (seconds); "
-          f"{os.cpu_count()} CPUs; load average before {load_before}, after {loadavg()}\n")
+          f"{os.cpu_count()} CPUs; in-process session: {args.session}; load average before {load_before}, after {loadavg()}\n")
     print("| query | matching lines (rg / tool) | raw rg | in process | ratio | paired | CPU s raw / tool | fresh session "
           "| CLI | daemon | target |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")

@@ -40,7 +40,7 @@ from lsp_bridge.errors import (
     ServerNotInstalled,
     ServerStartError,
 )
-from lsp_bridge.handlers import install_handlers
+from lsp_bridge.handlers import heard_plain, install_handlers
 from lsp_bridge.positions import Encoding
 from lsp_bridge.servers import server_env
 from lsp_bridge.types import Diagnostic
@@ -251,6 +251,8 @@ class BridgeClient(LanguageClient):
             future = self.protocol._request_futures.pop(msg_id, None)
             if future is not None and not future.done():
                 future.set_result(raw["result"])
+            return
+        if heard_plain(self, raw):  # a log or progress notification: no typing needed
             return
         try:  # pygls types the top-level message only (inner objects are typed from it): parse once
             message = self.protocol.structure_message(raw)

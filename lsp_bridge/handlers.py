@@ -21,6 +21,83 @@ _RECONFIGURING = re.compile(r"^(Loading (pyproject\.toml|configuration) file|No 
                             r"No configuration file found|Starting service instance)")
 
 
+def heard_plain(client: BridgeClient, raw: dict[str, Any]) -> bool:
+    """Handle a well-formed log or progress notification as parsed JSON (True), else leave the
+    message to pygls (False). Servers send a few around every request (tsgo logs ~5 lines after
+    each answer, pyright's progress comes just before it), and typing each through pygls cost
+    ~0.1-0.3 ms right when the answer is due."""
+    if client.protocol._shutdown or "id" in raw:  # (pygls ignores messages once shut down)
+        return False
+    log_text, progress = plain_log_message(raw), plain_progress(raw)
+    if log_text is None and progress is None:
+        return False
+    try:
+        if log_text is not None:
+            heard_log(client, log_text)
+        elif progress is not None:
+            heard_progress(client, *progress)
+    except Exception as exc:  # as pygls does for a handler: noted, the reader goes on
+        client.stderr_tail.append(f"[handler error] {type(exc).__name__}: {exc}")
+    return True
+
+
+def heard_log(client: BridgeClient, message: str) -> None:
+    """A window/logMessage: kept in the client's log tail; pyright's say when it (re)enumerates."""
+    client.log.append(message[:2000])
+    match = _FOUND_FILES.search(message)
+    if _RECONFIGURING.match(message):
+        expect_enumeration("pyright", client)
+    elif match:
+        client.found_files = int(match.group(1)) if match.group(1) else 0
+        client.enumeration_due = None
+    client._notify_change()
+
+
+def heard_progress(client: BridgeClient, token: str, value: Any) -> None:
+    """A $/progress notification: which work the server says it is doing (readiness waits on it)."""
+    kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
+    if kind == "begin":
+        title = value.get("title") if isinstance(value, Mapping) else getattr(value, "title", "")
+        client.progress_active[token] = str(title or "")
+        client.progress_heard[token] = time.monotonic()
+    elif kind == "report" and token in client.progress_active:
+        client.progress_heard[token] = time.monotonic()
+    elif kind == "end":
+        client.progress_active.pop(token, None)
+        client.progress_heard.pop(token, None)
+        client.progress_done += 1
+    client._notify_change()
+
+
+def _notification(raw: dict[str, Any], method: str) -> dict[str, Any] | None:
+    """The params object of a well-formed notification of `method` as parsed JSON, else None."""
+    if raw.get("method") != method or raw.keys() != {"jsonrpc", "method", "params"} or raw["jsonrpc"] != "2.0":
+        return None
+    params = raw["params"]
+    return params if type(params) is dict else None
+
+
+def plain_progress(raw: dict[str, Any]) -> tuple[str, Any] | None:
+    """(token, value) of a well-formed $/progress notification as parsed JSON (what pygls would
+    type as ProgressParams: an integer or string token; the value stays JSON), else None."""
+    params = _notification(raw, lsp.PROGRESS)
+    if params is None or params.keys() != {"token", "value"}:
+        return None
+    token = params["token"]
+    return (str(token), params["value"]) if type(token) in (str, int) else None
+
+
+def plain_log_message(raw: dict[str, Any]) -> str | None:
+    """The message of a well-formed window/logMessage notification as parsed JSON (what pygls
+    would type as LogMessageParams: a string message, a MessageType 1-5), else None (pygls then
+    types it, and words its refusal, as before)."""
+    params = _notification(raw, lsp.WINDOW_LOG_MESSAGE)
+    if params is None or params.keys() != {"type", "message"}:
+        return None
+    message, kind = params["message"], params["type"]
+    return message if type(message) is str and type(kind) is int and 1 <= kind <= 5 else None
+
+
 def install_handlers(client: BridgeClient) -> None:
     """Answer what the server asks of the client and keep the state it reports on `client`."""
     @client.feature(lsp.WORKSPACE_CONFIGURATION)
@@ -43,31 +120,11 @@ def install_handlers(client: BridgeClient) -> None:
 
     @client.feature(lsp.PROGRESS)
     def progress(params: lsp.ProgressParams) -> None:
-        value = params.value
-        kind = value.get("kind") if isinstance(value, Mapping) else getattr(value, "kind", None)
-        token = str(params.token)
-        if kind == "begin":
-            title = value.get("title") if isinstance(value, Mapping) else getattr(value, "title", "")
-            client.progress_active[token] = str(title or "")
-            client.progress_heard[token] = time.monotonic()
-        elif kind == "report" and token in client.progress_active:
-            client.progress_heard[token] = time.monotonic()
-        elif kind == "end":
-            client.progress_active.pop(token, None)
-            client.progress_heard.pop(token, None)
-            client.progress_done += 1
-        client._notify_change()
+        heard_progress(client, str(params.token), params.value)
 
     @client.feature(lsp.WINDOW_LOG_MESSAGE)
     def log_message(params: lsp.LogMessageParams) -> None:
-        client.log.append(params.message[:2000])
-        match = _FOUND_FILES.search(params.message)
-        if _RECONFIGURING.match(params.message):
-            expect_enumeration("pyright", client)
-        elif match:
-            client.found_files = int(match.group(1)) if match.group(1) else 0
-            client.enumeration_due = None
-        client._notify_change()
+        heard_log(client, params.message)
 
     @client.feature(lsp.WINDOW_SHOW_MESSAGE)
     def show_message(params: lsp.ShowMessageParams) -> None:

@@ -105,7 +105,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 # The warm-daemon fast path runs on the standard library and these modules only.
 FAST_PATH = "agent.commands.via_daemon"
 FAST_PATH_MAY_REACH = {"agent", "agent.entry", "agent.commands", "agent.commands.via_daemon", "agent.commands.output", "agent.commands.tool_command",
-                       "agent.commands.colour", "agent.commands.jsonargs",
+                       "agent.commands.colour", "agent.commands.colour_styles", "agent.commands.jsonargs",
+                       "agent.commands.quickparse", "agent.commands.tool_via_daemon", "agent.daemon.wire",
                        "agent.commands.arguments", "agent.commands.navigation_arguments", "agent.errors", "agent.languages", "agent.configpaths",
                        "agent.daemon", "agent.daemon.protocol",
                        "agent.commands.index_fast"}  # `codeagent index` with nothing changed (stdlib + protocol)

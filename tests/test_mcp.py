@@ -68,10 +68,11 @@ def still_running(seen: dict[int, str], timeout: float = 30.0) -> dict[int, str]
         time.sleep(0.2)
 
 
-def with_session(root: Path, body: Callable[[ClientSession], Awaitable[Any]], *extra: str) -> Any:
+def with_session(root: Path, body: Callable[[ClientSession], Awaitable[Any]], *extra: str,
+                 env: dict[str, str] | None = None) -> Any:
     """Start `codeagent mcp --root ROOT`, run `body` with an initialized session, then close."""
     params = StdioServerParameters(command=COMMAND[0], args=["mcp", "--root", str(root), *extra], cwd=str(root),
-                                   env={**os.environ, "CODEAGENT_CONFIG": os.devnull})
+                                   env={**os.environ, "CODEAGENT_CONFIG": os.devnull, **(env or {})})
 
     async def main() -> Any:
         with open(root.parent / "server.log", "a") as errlog:

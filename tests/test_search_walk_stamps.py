@@ -4,7 +4,9 @@ stat of what the walk depends on shows no change (agent/semantic/walkstamps.py, 
 (a created, deleted or renamed file, a .gitignore edit, a nested negation, a file growing over
 the read limit, a symlink turned to point outside or back in, a virtualenv made or unmade, even
 through a marker linked from outside, a folder's mtime set back)
-makes the very next search walk again and answer exactly as a new session does."""
+makes the very next search walk again and answer exactly as a new session does. The same holds
+in a session that watches its folders as an agent run and the MCP server do
+(agent/semantic/session_watch.py: the walk is kept under the watch instead of stat'ed)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from agent.bootstrap import load_all_tools, open_context
 from agent.config import Settings, WorkspaceSettings
 from agent.ripgrep import find_rg
 from agent.semantic.querycache import RACY_NS
+from agent.semantic.session_watch import watch_session
 from agent.toolcontext import ToolContext
 
 ARGS = {"pattern": "parse", "regex": False, "max_results": 5000}
@@ -42,8 +45,12 @@ def _fresh(root: Path, args: dict[str, Any] | None = None) -> dict[str, Any]:
         ctx.close()
 
 
-def _warm(root: Path, tmp_path: Path) -> ToolContext:
-    """A session whose selection is kept: the tree is older than the racy window."""
+MODES = ["stamped", "watched"]
+
+
+def _warm(root: Path, tmp_path: Path, mode: str = "stamped") -> ToolContext:
+    """A session whose selection is kept: the tree is older than the racy window; "watched": the
+    session watches its folders (as an agent run does)."""
     build_tree(root, tmp_path / "outside")
     (root / "src" / "grow.txt").write_text("parse small\n")
     (tmp_path / "outside" / "venv.cfg").write_text("home = /usr\n")  # a virtualenv marked through a link
@@ -52,6 +59,8 @@ def _warm(root: Path, tmp_path: Path) -> ToolContext:
     (root / "env2" / "site.py").write_text("parse in a venv\n")
     time.sleep(RACY_NS / 1e9 + 0.1)
     ctx = open_context(root, settings=SETTINGS)
+    if mode == "watched":
+        assert watch_session(ctx) is not None
     first = _search(ctx)
     again = _search(ctx)
     assert again.pop("walk_reused") is True and "walk_reused" not in first
@@ -98,9 +107,10 @@ CHANGES: dict[str, Callable[[Path, Path], None]] = {
 
 
 @needs_rg
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("change", list(CHANGES))
-def test_a_change_makes_the_next_search_walk_again(root: Path, tmp_path: Path, change: str) -> None:
-    ctx = _warm(root, tmp_path)
+def test_a_change_makes_the_next_search_walk_again(root: Path, tmp_path: Path, change: str, mode: str) -> None:
+    ctx = _warm(root, tmp_path, mode)
     try:
         before = _search(ctx)
         CHANGES[change](root, tmp_path)
@@ -114,10 +124,11 @@ def test_a_change_makes_the_next_search_walk_again(root: Path, tmp_path: Path, c
 
 
 @needs_rg
-def test_reuse_keeps_each_selection_apart(root: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_reuse_keeps_each_selection_apart(root: Path, tmp_path: Path, mode: str) -> None:
     """A glob and a sub-folder are selections of their own; a change above a sub-folder (its
     parent's .gitignore) reaches it."""
-    ctx = _warm(root, tmp_path)
+    ctx = _warm(root, tmp_path, mode)
     try:
         for args in ({**ARGS, "glob": "*.py"}, {**ARGS, "path": "sub"}):
             first = _search(ctx, args)

@@ -49,16 +49,17 @@ def try_cold(argv: Sequence[str]) -> int | None:
     call = semantic_call(argv)
     if call is None:
         return None
+    root = Path(call.root)
     try:
-        if (state_dir(call.root) / "sock").exists():
+        if (state_dir(root) / "sock").exists():
             return None
-        settings = cold_settings(call.root)
+        settings = cold_settings(root)
     except (CodeagentError, OSError):  # a config error, no state folder: the normal path explains
         return None
     if settings.warnings or settings.lsp.daemon != "auto":
         return None
     try:
-        result = DaemonClient(call.root, settings, fork=True).call_tool(call.tool, call.tool_args)
+        result = DaemonClient(root, settings, fork=True).call_tool(call.tool, call.tool_args)
     except DaemonError as exc:
         if isinstance(settings, SettingsSnapshot):  # (the daemon may have found it stale)
             real = settings_or_none(settings)
@@ -68,7 +69,7 @@ def try_cold(argv: Sequence[str]) -> int | None:
         print(f"codeagent: daemon unavailable ({exc}); running in-process", file=sys.stderr)
         from .code import run_tool
 
-        result = run_tool(call.root, settings, call.tool, call.tool_args, use_daemon=False)
+        result = run_tool(root, settings, call.tool, call.tool_args, use_daemon=False)
         return print_result(call, result)
     code = print_result(call, result)
     Outcome.daemon_answered = True

@@ -1,17 +1,17 @@
 """Colour for what a command prints on a terminal: diff lines and `path:line:col` locations.
 Off when stdout is not a terminal, with NO_COLOR set (https://no-color.org) or TERM=dumb; the
 text is the same either way, only styled. rich (already a dependency) is imported only then, so
-a piped command, such as the warm-daemon path's benchmark, pays nothing for it."""
+a piped command, such as the warm-daemon path's benchmark, pays nothing for it (nor for the
+regular expressions of colour_styles.py)."""
 
 from __future__ import annotations
 
 import os
-import re
 import sys
-from typing import TextIO
 
-_LOCATION = re.compile(r"^(\s*)((?:\S+?:)?\d+:\d+)(?=[:\s]|$)")
-_FILE_HEADER = re.compile(r"^[\w./@+-]+\.\w+$")  # a grouped listing's file line (`refs`)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 def wanted(stream: TextIO) -> bool:
@@ -23,24 +23,6 @@ def wanted(stream: TextIO) -> bool:
         return False
 
 
-def _style(line: str) -> list[tuple[str, str]]:
-    """(text, style) pieces of one line."""
-    if line.startswith(("+++ ", "--- ")):
-        return [(line, "bold")]
-    if line.startswith("@@"):
-        return [(line, "cyan")]
-    if line.startswith("+"):
-        return [(line, "green")]
-    if line.startswith("-"):
-        return [(line, "red")]
-    if _FILE_HEADER.match(line):
-        return [(line, "bold magenta")]
-    m = _LOCATION.match(line)
-    if m:
-        return [(m.group(1), ""), (m.group(2), "cyan"), (line[m.end():], "")]
-    return [(line, "")]
-
-
 def print_text(text: str, stream: TextIO | None = None) -> None:
     """`print(text)`, coloured when the stream is a terminal that wants colour."""
     out = stream or sys.stdout
@@ -50,10 +32,12 @@ def print_text(text: str, stream: TextIO | None = None) -> None:
     from rich.console import Console
     from rich.text import Text
 
+    from .colour_styles import line_styles
+
     styled = Text(no_wrap=True, end="")
     for i, line in enumerate(text.split("\n")):
         if i:
             styled.append("\n")
-        for piece, style in _style(line):
+        for piece, style in line_styles(line):
             styled.append(piece, style=style or None)
     Console(file=out, highlight=False, soft_wrap=True, emoji=False, markup=False).print(styled)

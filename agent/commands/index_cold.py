@@ -38,6 +38,15 @@ def add_index_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON summary")
 
 
+class Outcome:
+    """Whether this process ran `codeagent index` to its end: then it holds nothing that needs
+    the interpreter's orderly shutdown (the index is closed, its worker processes joined, the
+    summary printed), and agent/entry.py ends it at once. The shutdown of the settings models
+    and the syntax layer only delayed the end of the command."""
+
+    finished = False
+
+
 class _Declined(Exception):
     """The words are not a plain `index` call: the full CLI handles them."""
 
@@ -105,4 +114,5 @@ def index_command(args: argparse.Namespace) -> int:
               f"{data['workers']} process{'es' if data['workers'] > 1 else ''}) in {data['seconds']:.2f}s")
         if data["problem"]:
             print(f"note: {data['problem']}", file=sys.stderr)
+    Outcome.finished = True
     return EXIT_OK

@@ -1,15 +1,21 @@
 """The grammar of `codeagent type|calls|impls|hierarchy|fix PATH:LINE:COL`, declared once: their
 arguments and the tool call each makes. navigation.py builds the full parsers from it,
-via_daemon.py its quiet ones (a warm daemon answers before any heavy import). Standard library only."""
+via_daemon.py reads the same tables (a warm daemon answers before any heavy import). Nothing
+imported at load but arguments.py (see there why)."""
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-from typing import Any
+import os
 
-from .arguments import POSITION_ONLY, file_arg
+from .arguments import file_arg, position_parts
 from .output import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+    _Arg = tuple[tuple[str, ...], dict[str, Any]]
 
 TOOLS = {"type": "type_info", "calls": "call_hierarchy", "impls": "find_implementations",
          "hierarchy": "type_hierarchy", "fix": "code_actions"}
@@ -19,7 +25,6 @@ HELP = {"type": "the type or signature at a position, its kind, qualified name a
         "hierarchy": "the class tree above (--up, the default) or below (--down) a class",
         "fix": "the server's quick fixes at a position; --apply TITLE applies one (undo: codeagent undo)"}
 POSITION_HELP = "PATH:LINE:COL (1-based, columns in characters)"
-_Arg = tuple[tuple[str, ...], dict[str, Any]]
 _TARGET: _Arg = (("target",), {"help": POSITION_HELP})
 ARGUMENTS: dict[str, tuple[_Arg, ...]] = {
     "type": (_TARGET,),
@@ -37,17 +42,17 @@ ARGUMENTS: dict[str, tuple[_Arg, ...]] = {
 EXCLUSIVE = {"hierarchy": ("--up", "--down")}  # at most one of these flags
 
 
-def position(raw: str, root: Path) -> dict[str, Any]:
-    m = POSITION_ONLY.match(raw.strip())
-    if m is None:
+def position(raw: str, root: str | os.PathLike[str]) -> dict[str, Any]:
+    parts = position_parts(raw.strip())
+    if parts is None:
         raise UsageError(f"{raw!r}: expected {POSITION_HELP}")
-    line, col = int(m["line"]), int(m["col"])
+    line, col = int(parts[1]), int(parts[2])
     if line < 1 or col < 1:
         raise UsageError(f"{raw!r}: LINE and COL are 1-based")
-    return {"file_path": file_arg(m["path"], root), "line": line, "column": col}
+    return {"file_path": file_arg(parts[0], root), "line": line, "column": col}
 
 
-def tool_args(command: str, args: argparse.Namespace, root: Path) -> tuple[str, dict[str, Any]]:
+def tool_args(command: str, args: argparse.Namespace, root: str | os.PathLike[str]) -> tuple[str, dict[str, Any]]:
     """(tool name, its arguments) for a parsed navigation command."""
     out = position(args.target, root)
     name = TOOLS[command]

@@ -1,15 +1,18 @@
 """How every command ends: exit codes, the usage error, printing JSON and a tool's result (a long
 one through the user's pager, $PAGER else `less -FRX`, when stdout is a terminal; never when piped).
-Standard library only: the warm-daemon path (via_daemon.py) runs on nothing else."""
+Standard library only: the warm-daemon path (via_daemon.py) runs on nothing else, and imports
+only what it uses (json only to encode what the daemon did not encode already)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from typing import Any
 
 from .colour import print_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -22,14 +25,17 @@ def print_json(obj: Any, encoded: bytes | None = None) -> None:
     """One line of JSON. `encoded`: `obj` already encoded so (UTF-8, ensure_ascii off, default
     separators; a daemon's answer), written as it is when stdout is UTF-8 (whatever its error
     handler: the daemon's strict encoding left no lone surrogate for one to act on)."""
-    if encoded is not None and _utf8(sys.stdout):
+    if encoded is not None and writes_encoded(sys.stdout):
         sys.stdout.flush()
         sys.stdout.buffer.write(encoded + b"\n")
         return
+    import json
+
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None, default=str) + "\n")
 
 
-def _utf8(stream: Any) -> bool:
+def writes_encoded(stream: Any) -> bool:
+    """Whether print_json writes an `encoded` answer as it is to `stream` (a UTF-8 one)."""
     encoding = str(getattr(stream, "encoding", "")).lower().replace("-", "").replace("_", "")
     return encoding == "utf8" and hasattr(stream, "buffer")
 

@@ -8,12 +8,15 @@ normal path, the normal path gets the same text (stdin cannot be read twice).
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from .jsonargs import parse_json_args
 from .output import UsageError
 
-_Arg = tuple[tuple[str, ...], dict[str, Any]]
+TYPE_CHECKING = False  # (typing: not on the warm path, tool_via_daemon.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+    _Arg = tuple[tuple[str, ...], dict[str, Any]]
 ARGUMENTS: tuple[_Arg, ...] = (
     (("name",), {"help": "tool name (see `codeagent tools`)"}),
     (("--args",), {"default": "{}", "help": "the tool's arguments as a JSON object; `-` reads it from stdin, "

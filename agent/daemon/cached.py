@@ -9,7 +9,8 @@ Validity. An entry is served only while the folder watch of the daemon's source 
 (agent/semantic/watch.py, inotify on every folder) is healthy and has delivered no event since
 the answer was computed: the daemon drains the watch before each request, and any event, a
 lost event (queue overflow), a folder that stopped being watched or no watch at all empties the
-cache. The kernel queues an event inside the system call that made the change, so a change made
+cache (after an overflow the listing puts a new watch in place, and answers are kept again from
+the next request on: agent/semantic/watch.py). The kernel queues an event inside the system call that made the change, so a change made
 before a request began is always seen by that request's drain — there is no window in which a
 written file's event "has not arrived yet"; checking it costs a select on the watch's fd. On top:
 - an answer is stored only if no event is queued once it is computed (a write during the query)

@@ -14,6 +14,7 @@ reverse: a sandboxed process cannot make its pid point to an unsandboxed one).
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import struct
@@ -35,6 +36,11 @@ def _confinement(pid: int | str) -> tuple[int, int]:
     return nnp, filters
 
 
+@functools.cache  # the daemon's own: read once (it never enters a namespace nor stacks a filter)
+def _own() -> tuple[tuple[int, int], tuple[str, ...]]:
+    return _confinement("self"), tuple(os.readlink(f"/proc/self/ns/{ns}") for ns in _NAMESPACES)
+
+
 def refusal(conn: socket.socket) -> str | None:
     """Why the peer of an accepted unix-socket connection must not be served, or None."""
     try:
@@ -47,9 +53,9 @@ def refusal(conn: socket.socket) -> str | None:
         return "the peer's pid is not visible here (another pid namespace)"
     try:
         peer_nnp, peer_filters = _confinement(pid)
-        own_nnp, own_filters = _confinement("self")
-        for ns in _NAMESPACES:
-            if os.readlink(f"/proc/{pid}/ns/{ns}") != os.readlink(f"/proc/self/ns/{ns}"):
+        (own_nnp, own_filters), own_ns = _own()
+        for ns, own in zip(_NAMESPACES, own_ns, strict=True):
+            if os.readlink(f"/proc/{pid}/ns/{ns}") != own:
                 return f"peer pid {pid} runs in another {ns} namespace (a sandbox)"
     except (OSError, ValueError) as exc:
         return f"cannot inspect peer pid {pid}: {exc}"

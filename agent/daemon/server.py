@@ -32,12 +32,12 @@ from ..config import Settings
 from ..languages import server_language
 from ..semantic.name_occurrences import SourceListing, source_listing
 from ..semantic.sessions import notify_changed, session_for
+from ..semantic.upkeep import ServerUpkeep
 from .cached import CachedCalls
 from .codewatch import CodeWatch
 from .peer import refusal as peer_refusal
 from .protocol import DaemonError, install_id, recv_message, send_message, settings_id
 from .toolload import ToolLoader
-from .upkeep import ServerUpkeep
 
 log = logging.getLogger("codeagent.daemon")
 
@@ -75,6 +75,7 @@ class Daemon:
         self._idle.set()
         self.stopping = False
         self.last_request = time.monotonic()
+        self._said: tuple[str, float] | None = None  # the last tool call and its time, for the log
 
     def _warm(self, language: str, files: list[str]) -> None:
         started = time.monotonic()
@@ -166,6 +167,9 @@ class Daemon:
             send_message(conn, reply)
         except OSError as exc:  # the client gave up (Ctrl-C); the next one is served normally
             log.warning("client went away: %s", exc)
+        if self._said is not None:  # (a file write: after the reply, not before it)
+            log.info("%s %.3f s", *self._said)
+            self._said = None
         op = request.get("op")
         return op if isinstance(op, str) else None
 
@@ -206,7 +210,7 @@ class Daemon:
         except Exception as exc:  # the registry converts tool errors; this is a daemon bug
             log.exception("request failed")
             return {"ok": False, "error": f"daemon error: {type(exc).__name__}: {exc}"}
-        log.info("%s %.3f s", name, time.monotonic() - started)
+        self._said = (name, time.monotonic() - started)  # logged once the reply is out (handle)
         if notes := self.upkeep.take_notes():  # added to a copy: never into a kept answer
             said = json.loads(result) if isinstance(result, bytes) else result
             result = {**said, "data": {**(said.get("data") or {}), "server_notes": notes}}
@@ -239,7 +243,8 @@ def run(root: Path, state: Path, settings: Settings, warm: list[str], warm_files
         log_file.unlink()
     logging.basicConfig(filename=log_file, filemode="a", level=logging.WARNING, force=True,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    log.setLevel(logging.INFO)  # our own lines only: pygls logs every message at INFO
+    for ours in (log, logging.getLogger("codeagent.servers")):  # our own lines only: pygls logs every message at INFO
+        ours.setLevel(logging.INFO)
     with open(state / "daemon.lock", "a+") as singleton:  # held for this daemon's life
         try:
             fcntl.flock(singleton, fcntl.LOCK_EX | fcntl.LOCK_NB)

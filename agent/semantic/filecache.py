@@ -40,6 +40,11 @@ class FileCache:
         self._covers: Callable[[str], bool] | None = None  # rel -> its folder is watched
         self._covered: dict[str, bool] = {}  # answers of `_covers`, for one generation of the watch
         self._generation = 0
+        # Texts held from before the current watch was in place (read while none was, or under a
+        # watch that lost events since): see watch_began. `_era` counts the watches, so a stat
+        # taken before one began never vouches under it.
+        self._unvouched: set[str] = set()
+        self._era = 0
         # word -> the file(s) whose cached text has it (index_words; None until asked for, or past the cap)
         self._words: dict[str, str | list[str]] | None = None
         self._postings = 0
@@ -112,7 +117,7 @@ class FileCache:
                 covered = covered_cache.get(rel)
                 if covered is None:
                     covered = covered_cache[rel] = covers(rel)
-                if covered and rel in texts:  # a trusted, current text: the index knows it
+                if covered and rel in texts and rel not in self._unvouched:  # trusted and current: the index knows it
                     if rel in holders:
                         found.append(rel)
                 else:
@@ -141,6 +146,15 @@ class FileCache:
                 self._epoch += 1
             self._covers = covers
 
+    def watch_began(self) -> None:
+        """A new watch is in place (the session's first, or one after lost events): texts held
+        now were stat'ed before it and no event of it vouches for them, so each is stat'ed once
+        more before it is trusted."""
+        with self._lock:
+            self._unvouched = set(self._texts)
+            self._era += 1
+            self._epoch += 1
+
     def forget(self, rels: Iterable[str]) -> None:
         """Files a tool just wrote: read them afresh (a watch reports them only at the next poll)."""
         with self._lock:
@@ -150,6 +164,7 @@ class FileCache:
         for rel in rels:
             self._epoch += 1  # even for a file not held: a created file changes what a search finds
             old = self._texts.pop(rel, None)
+            self._unvouched.discard(rel)
             if old is not None and old[1] is not None:
                 self._chars -= len(old[1])
                 self._index(rel, old[1], add=False)
@@ -164,7 +179,7 @@ class FileCache:
         if not covered:
             return None
         with self._lock:
-            return self._texts.get(rel)
+            return None if rel in self._unvouched else self._texts.get(rel)
 
     def _signature(self, rel: str) -> Signature | None:
         try:
@@ -178,6 +193,7 @@ class FileCache:
         trusted = self._trusted(rel)
         if trusted is not None:
             return trusted[1]
+        era = self._era
         sig = self._signature(rel)
         if sig is None:
             return None
@@ -185,6 +201,8 @@ class FileCache:
             cached = self._texts.get(rel)
             if cached is not None and cached[0] == sig:
                 self._texts.move_to_end(rel)
+                if era == self._era:  # stat'ed under the current watch: its events vouch from now on
+                    self._unvouched.discard(rel)
                 return cached[1]
         try:
             text: str | None = self.ctx.workspace.read(rel).text
@@ -192,6 +210,10 @@ class FileCache:
             text = None
         with self._lock:
             self._store(rel, sig, text)
+            if era == self._era:
+                self._unvouched.discard(rel)
+            else:  # read before the current watch began
+                self._unvouched.add(rel)
         return text
 
     def _store(self, rel: str, sig: Signature, text: str | None) -> None:

@@ -75,7 +75,7 @@ class SourceListing:
 
     def __init__(self, ctx: ToolContext):
         self.ctx = ctx
-        self.watcher = NewFileWatcher(ctx.workspace.root)
+        self.watcher = NewFileWatcher(ctx.workspace.root, began=file_cache(ctx).watch_began)
         self.ready = False  # every source file's text is in the session's cache
         self.between: Callable[[], object] | None = None  # prefetch's `between`: the daemon's "no request now"
         self._files: dict[str, list[str]] = {}

@@ -4,12 +4,19 @@ whose servers must hear of files that editors, git or shell commands added.
 Creating, deleting or renaming a file changes its folder: with inotify folder watches
 (lsp_bridge.watch) only the folders that reported an event are listed again; without them (or
 after lost events) every folder's mtime is compared (about 700 on Django: ~13 ms).
+
+After lost events (the kernel's queue overflowed, e.g. a `git checkout` of thousands of files)
+a new watch is put on every folder *before* the mtimes are compared, so a change made after the
+comparison raises an event and one made before it is in the comparison: the watch is healthy
+again from the next poll on, under a new `generation` (whatever was trusted under the old watch
+must be looked at again). A watch that stopped at the kernel's limit is not retried.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from lsp_bridge.watch import FolderWatch
@@ -22,18 +29,29 @@ RACY_NS = 2_000_000_000  # a folder changed this recently may change again withi
 
 
 class NewFileWatcher:
-    def __init__(self, root: Path, suffixes: tuple[str, ...] = SOURCE_SUFFIXES):
+    def __init__(self, root: Path, suffixes: tuple[str, ...] = SOURCE_SUFFIXES, *,
+                 began: Callable[[], object] | None = None):
+        """`began` is called each time a watch is in place (what was known before it is unvouched)."""
         self.root = root
         self.suffixes = suffixes
         self._folders: dict[str, tuple[int, frozenset[str], frozenset[str]]] = {}  # mtime, subfolders, files
         self._watch: FolderWatch | None = None
+        self._retired = 0  # generations used by watches that broke: a new watch starts past them
+        self._began = began
         self.events: set[str] | None = None  # paths named by the last poll's events (None: not watching)
         self._list(str(root), [])
+        self._watch = self._new_watch()
+
+    def _new_watch(self) -> FolderWatch | None:
+        """A watch on every listed folder, or None (no inotify, or past the kernel's limit)."""
         watch = FolderWatch.create()
         if watch is not None and all(watch.add(folder) for folder in self._folders):
-            self._watch = watch
-        elif watch is not None:
+            if self._began is not None:
+                self._began()
+            return watch
+        if watch is not None:
             watch.close()
+        return None
 
     def covers(self, path: str) -> bool:
         """Whether a change to the file `path` (absolute) raises an event here."""
@@ -42,7 +60,7 @@ class NewFileWatcher:
     @property
     def generation(self) -> int:
         """Changes whenever a folder stops being watched (answers of `covers` may have changed)."""
-        return self._watch.generation if self._watch is not None else -1
+        return self._retired + self._watch.generation if self._watch is not None else -1
 
     @property
     def healthy(self) -> bool:
@@ -114,7 +132,14 @@ class NewFileWatcher:
                 if folder in self._folders:
                     self._list(folder, found)
             return sorted(set(found))
-        self.close()  # lost events (or never watched): compare every folder's mtime
+        # Lost events (or never watched): watch again (only after an overflow; a watch refused at
+        # the kernel's limit stays off), then compare every folder's mtime.
+        broken = self._watch is not None and self._watch.broken
+        if broken and self._watch is not None:
+            self._retired += self._watch.generation + 1
+        self.close()
+        if broken:
+            self._watch = self._new_watch()
         for folder, (mtime, _, _) in list(self._folders.items()):
             if folder not in self._folders:  # forgotten while handling an earlier folder
                 continue

@@ -107,7 +107,7 @@ def extract(abs_path: str, rel: str, max_bytes: int, st: os.stat_result | None =
     record.errors = len(error_nodes(tree))
     entries = outline_entries(tree, source, language)
     record.payload = encode_entries(entries)
-    record.names = tuple({normalize(e.name) for e in entries})
+    record.names = tuple({normalize(name) for name in {e.name for e in entries}})  # (a set: in no order)
     return record
 
 

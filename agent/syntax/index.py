@@ -18,7 +18,7 @@ from ..config import SyntaxSettings
 from ..errors import OutsideWorkspaceError
 from ..result import Location
 from .extract import FileRecord, Job, digest_of, extract
-from .languages import fingerprint
+from .languages import fingerprint, language_for
 from .name_match import Scored, name_score, normalize, query_segments, score_entry, typo_candidates
 from .provenance import KIND_NAMES, provenance
 from .sources import WalkLog, source_files
@@ -246,7 +246,7 @@ class SymbolIndex:
         if workers < 2 or early >= workers * EARLY_CHUNKS_PER_WORKER * EARLY_CHUNK:
             return pool, early
         try:
-            pool = pool or ParsePool(workers, self.settings.max_file_bytes, checked_ns)
+            pool = pool or ParsePool(workers, self.settings.max_file_bytes, checked_ns, _languages(todo))
             pool.submit([todo[i:i + EARLY_CHUNK] for i in range(early, len(todo), EARLY_CHUNK)])
         except POOL_ERRORS:
             if pool is not None:
@@ -268,7 +268,7 @@ class SymbolIndex:
             left = todo
             if workers > 1:
                 try:
-                    pool = pool or ParsePool(workers, max_bytes, checked_ns)
+                    pool = pool or ParsePool(workers, max_bytes, checked_ns, _languages(todo))
                     pool.submit(deal(todo[early:], workers))
                     for chunk, records in pool.results():
                         yield records
@@ -377,6 +377,10 @@ class SymbolIndex:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _languages(jobs: list[Job]) -> set[str]:
+    return {language for _a, rel, _s in jobs if (language := language_for(rel)) is not None}
 
 
 def _inside(rel: str, prefix: str) -> bool:

@@ -85,19 +85,22 @@ def walk_matches(tree: ts.Tree, query: ts.Query, walk: QueryWalk | None) -> list
         return ts.QueryCursor(query).matches(root)
     cursor = ts.QueryCursor(query)
     cursor.set_max_start_depth(0)  # only patterns rooted at the node given
+    matches = cursor.matches  # (bound once: the loop below runs for every statement of the file)
     roots, through = walk.roots, walk.through
-    found = cursor.matches(root) if root.kind_id in roots else []
+    found = matches(root) if root.kind_id in roots else []
+    extend = found.extend
     nodes = root.walk()
-    if not nodes.goto_first_child():
+    first_child, next_sibling, parent = nodes.goto_first_child, nodes.goto_next_sibling, nodes.goto_parent
+    if not first_child():
         return found
     while True:
         node = nodes.node
         assert node is not None
         kind = node.kind_id
         if kind in roots:
-            found.extend(cursor.matches(node))
-        if kind in through and nodes.goto_first_child():
+            extend(matches(node))
+        if kind in through and first_child():
             continue
-        while not nodes.goto_next_sibling():
-            if not nodes.goto_parent():
+        while not next_sibling():
+            if not parent():
                 return found

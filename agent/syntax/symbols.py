@@ -80,11 +80,12 @@ _Found = tuple[int, int, int, int, str, ts.Node, ts.Node, ts.Node, ts.Node | Non
 def _collect(tree: ts.Tree, query: ts.Query, walk: QueryWalk | None) -> list[_Found]:
     best: dict[int, _Found] = {}  # by the name's start byte: the first pattern naming it wins
     kinds = _KINDS.setdefault(id(query), {})  # pattern index -> (capture name, kind)
+    kind_of, best_of = kinds.get, best.get  # (bound once: this runs for every definition)
     for pattern, caps in walk_matches(tree, query, walk):
         names = caps.get("name")
         if not names:
             continue
-        known_kind = kinds.get(pattern)
+        known_kind = kind_of(pattern)
         if known_kind is None:
             cap = next((c for c in caps if c.startswith("definition.")), None)
             if cap is None:
@@ -95,7 +96,7 @@ def _collect(tree: ts.Tree, query: ts.Query, walk: QueryWalk | None) -> list[_Fo
             continue
         name = names[0]
         key = name.start_byte
-        known = best.get(key)
+        known = best_of(key)
         if known is not None and known[3] <= pattern:
             continue
         node = nodes[0]
@@ -109,9 +110,8 @@ def _collect(tree: ts.Tree, query: ts.Query, walk: QueryWalk | None) -> list[_Fo
     return found
 
 
-def _signature(source: bytes, node: ts.Node, body: ts.Node | None) -> str:
-    start = node.start_byte
-    end = node.end_byte
+def _signature(source: bytes, node: ts.Node, body: ts.Node | None, start: int, end: int) -> str:
+    """The one-line header of a definition `node` (bytes `start`..`end`), up to its body."""
     if body is not None:
         body_start = body.start_byte
         if start < body_start <= end:
@@ -139,6 +139,7 @@ def outline_entries(tree: ts.Tree, source: bytes, language: str) -> list[Entry]:
     char_column = None if source.isascii() else LineMap(source).char_column  # ASCII: bytes are chars
     out: list[Entry] = []
     stack: list[tuple[int, int, Entry]] = []  # (start_byte, end_byte, entry) of the open containers
+    add, push = out.append, stack.append
     for start, neg_end, name_start, _pattern, kind, name_node, node, span, body, scope in _collect(
             tree, query, query_walk(language, "outline")):
         end = -neg_end
@@ -161,10 +162,13 @@ def outline_entries(tree: ts.Tree, source: bytes, language: str) -> list[Entry]:
         (srow, scol), (erow, ecol), (nrow, ncol) = span.start_point, span.end_point, name_node.start_point
         if char_column is not None:
             scol, ecol, ncol = char_column(srow, scol), char_column(erow, ecol), char_column(nrow, ncol)
+        # (the span is the node itself unless the pattern captured a wider @range)
+        header = (_signature(source, node, body, start, end) if node is span
+                  else _signature(source, node, body, node.start_byte, node.end_byte))
         entry = _new_entry(Entry, (name, name_path, kind, srow + 1, scol + 1, erow + 1, ecol + 1, nrow + 1,
-                                   ncol + 1, _signature(source, node, body), len(stack)))
-        out.append(entry)
-        stack.append((start, end, entry))
+                                   ncol + 1, header, len(stack)))
+        add(entry)
+        push((start, end, entry))
     return out
 
 

@@ -104,11 +104,11 @@ def search_in_files(ctx: ToolContext, args: SearchInFilesInput) -> ToolResult:
     query = Query(args.pattern, args.regex, args.case_sensitive, args.context_lines, args.max_results)
     selection, reused, recheck = _selection(ctx, start, args.glob)
     try:
-        outcome = search(list(selection.files), query, engine=ctx.settings.workspace.search_engine,
+        outcome = search(selection.files, query, engine=ctx.settings.workspace.search_engine,
                          root=ctx.workspace.root, timeout=ctx.settings.workspace.search_timeout, recheck=recheck)
     except StaleSelection:  # a file's size changed since the kept walk: walk again
         selection, reused, keep = _selection(ctx, start, args.glob, fresh=True)
-        outcome = search(list(selection.files), query, engine=ctx.settings.workspace.search_engine,
+        outcome = search(selection.files, query, engine=ctx.settings.workspace.search_engine,
                          root=ctx.workspace.root, timeout=ctx.settings.workspace.search_timeout, recheck=keep)
     too_big = list(selection.too_big)
     text = render(outcome, query, ws.display(start))
@@ -170,7 +170,9 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None,
             files.append((f, name))
     selection = Selection(tuple(files), tuple(too_big))
     if walks is not None and token is not None:
-        walks.put(key, token, selection, folders, [*links, *depends], started)  # (depends: stat-checked like links)
+        # links (in and out: an out-link retargeted inside joins the selection) and depends are
+        # stat-checked on each reuse; the watch does not see outside the workspace
+        walks.put(key, token, selection, folders, [*links, *links_out, *depends], started)
     elif stamped is not None:
         above = _above(ws.root, start)
         rule_files += [g for g in (os.path.join(f, ".gitignore") for f in above) if os.path.isfile(g)]

@@ -1,12 +1,17 @@
 """A long-lived session keeps each name's unconfirmed same-name scan (agent/semantic/name_scans.py)
 while its folder watch reports no change: a repeated query reuses it, and an edit, a created or a
 deleted file, a write during the request, other confirmed positions or a lost watch give the
-fresh answer (never a stale one)."""
+fresh answer (never a stale one). After the kernel drops the watch's events (its queue overflowed:
+a `git checkout` of thousands of files does it) the session watches again, and no text cached
+before the new watch is trusted until it has been looked at again (FileCache.watch_began)."""
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
+
+import pytest
 
 from agent.bootstrap import open_context
 from agent.semantic.filecache import file_cache
@@ -125,3 +130,26 @@ def test_a_one_shot_session_keeps_nothing(tmp_path: Path) -> None:
             found = unconfirmed_hits(ctx, NameSearch(ctx, "total", "python").start(), {})
             assert sorted(h.path for h in found.hits) == ["a.py", "b.py"]
         assert name_scans(ctx).reused == 0
+
+
+def test_a_lost_watch_is_replaced_and_what_changed_meanwhile_is_seen(tmp_path: Path) -> None:
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    if limit > 200_000:
+        pytest.skip(f"inotify queues {limit} events: overflowing it would take too long here")
+    _tree(tmp_path)
+    (tmp_path / "junk").mkdir()
+    with open_context(tmp_path) as ctx:
+        _session(ctx)
+        listing = source_listing(ctx)
+        first = [("a.py", 0, 0), ("b.py", 1, 8)]
+        _fresh_then_kept(ctx, first)
+        generation = listing.watcher.generation
+        for i in range(limit + 100):  # more events than the kernel queues (distinct names: no merging)
+            os.close(os.open(tmp_path / "junk" / f"f{i}.txt", os.O_CREAT | os.O_WRONLY, 0o644))
+        # Changed while the queue is full: no event of it reaches anyone. c.py's old text is cached.
+        (tmp_path / "c.py").write_text("total = 2\n", encoding="utf-8")
+        listing.poll()  # the lost events: a new watch; nothing reads c.py in this round
+        assert listing.watcher.healthy and listing.watcher.generation > generation
+        _fresh_then_kept(ctx, sorted([*first, ("c.py", 0, 0)]))  # c.py's cached text was not trusted
+        (tmp_path / "b.py").write_text("import a\n", encoding="utf-8")  # seen through the new watch
+        assert _query(ctx) == ([("a.py", 0, 0), ("c.py", 0, 0)], False)

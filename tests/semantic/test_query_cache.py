@@ -173,3 +173,9 @@ def test_a_lost_watch_empties_the_cache(ws: Path, daemon: DaemonClient) -> None:
     _write(ws, "more.py", "from app import greet\n\ngreet('z')\n")
     fresh = _refs(daemon)
     assert fresh["count"] == 6 and not fresh.get("cached")
+    # The daemon watches again (not stat'ing every file for the rest of its life): repeats are
+    # cached again, and a change after that is seen through the new watch.
+    assert _until_cached(daemon)["count"] == 6
+    _write(ws, "user.py", USER + "greet('w')\n")
+    after = _refs(daemon)
+    assert after["count"] == 7 and not after.get("cached")

@@ -78,3 +78,35 @@ def test_help_and_usage_errors_are_said_by_the_full_cli(tree: Path) -> None:
     assert missing.returncode == 2, missing
     assert "codeagent: error: --root" in missing.stderr and "is not a folder" in missing.stderr, missing.stderr
     assert not (tree / "nowhere").exists()
+
+
+def test_a_finished_index_command_ends_without_the_interpreters_teardown(tree: Path, tmp_path: Path) -> None:
+    # An atexit handler, installed in every Python process started with this PYTHONPATH, writes a
+    # file when the interpreter shuts down in order: it must not run after a completed index (the
+    # command's end is os._exit), and must still run after one that failed.
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    marker = tmp_path / "tore-down"
+    (hooks / "sitecustomize.py").write_text(
+        "import atexit, os, pathlib\n"
+        f"atexit.register(lambda: os.getpid() == {os.getpid()} or pathlib.Path({str(marker)!r}).touch())\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))}
+
+    def index(*words: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "agent.entry", "index", *words], capture_output=True,
+                              text=True, timeout=300, env=env)
+
+    done = index("--root", str(tree), "--json", "--quiet")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)  # the whole summary was printed before the end
+    assert (data["files"], data["parsed"], data["workers"]) == (FILES, FILES, min(os.cpu_count() or 1, FILES))
+    assert not marker.exists()
+    index_ = SymbolIndex(tree, cache_path=Path(data["cache"]))  # and the cache was closed whole
+    try:
+        assert index_.refresh().parsed == 0 and len(index_.files()) == FILES
+        assert [m.path for m in index_.find("Thing3")] == ["pkg/m3.py"]
+    finally:
+        index_.close()
+    failed = index("--root", str(tree / "nowhere"))
+    assert failed.returncode == 2 and "is not a folder" in failed.stderr, failed
+    assert marker.exists()  # (the hook works: a failed command ends as usual)

@@ -1,9 +1,11 @@
-"""Keeping a daemon's language servers within bounds, between requests only (the daemon serves one
-connection at a time and calls in here between two of them, so no request is ever cut short):
+"""Keeping a long-lived session's language servers within bounds, between requests only: the
+daemon, the MCP server and an agent run call in here between two tool calls (none runs then),
+so no request is ever cut short:
 
 - a server whose process tree holds more than `lsp.server_memory_limit_mb` after a request is
   stopped and started again at once (it re-indexes while nobody waits on it); the restart is said
-  in the daemon log and in the next tool result (`data["server_notes"]`, printed on the CLI's stderr);
+  in the log and in the next tool result (`data["server_notes"]`; the CLI prints it on stderr, the
+  MCP server and the agent loop add it to the text the model reads);
 - a server no request has used for `lsp.server_idle_timeout` seconds is stopped (the daemon itself
   may live on, serving searches); the next request that needs it starts it again, as on first use.
 """
@@ -16,10 +18,11 @@ import time
 
 from lsp_bridge import LspSession
 
-from ..semantic.sessions import running_sessions
+from ..result import ToolResult
 from ..toolcontext import ToolContext
+from .sessions import running_sessions
 
-log = logging.getLogger("codeagent.daemon")
+log = logging.getLogger("codeagent.servers")
 
 MIB = 1024 * 1024
 MAX_NOTES = 8  # restarts said in one result (a tiny limit restarts after every request)
@@ -35,6 +38,8 @@ class ServerUpkeep:
         """Restart every running server over the memory limit."""
         limit_mb = self._ctx.settings.lsp.server_memory_limit_mb
         for session in running_sessions(self._ctx):
+            if session.busy:  # another thread's request (a warm-up, a restart) is under way: next time
+                continue
             pid, held = session.pid, session.memory()
             if held is None or held <= limit_mb * MIB:
                 continue
@@ -72,3 +77,12 @@ class ServerUpkeep:
         """What happened to the servers since the last result (said once)."""
         notes, self._notes = self._notes, []
         return notes
+
+    def noted(self, result: ToolResult) -> ToolResult:
+        """`result` with what happened to the servers since the last result, for a model to read."""
+        notes = self.take_notes()
+        if not notes:
+            return result
+        said = "\n".join(f"[note: {note}]" for note in notes)
+        return ToolResult(success=result.success, output=f"{result.output}\n{said}" if result.output else said,
+                          error=result.error, data={**result.data, "server_notes": notes})

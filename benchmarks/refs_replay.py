@@ -1,0 +1,147 @@
+"""The daemon's own work on one warm find_references, without the server's time (not part of the suite).
+
+    python benchmarks/refs_replay.py --corpus ec2 [--rounds 200]
+
+Runs the daemon's request handler in this process (as refs_profile.py), captures each target's
+real references answer (the server's JSON), then replays it: LspSession.references answers at
+once with what the bridge made of that answer (a profiling seam), so `Daemon.answer` + the reply's
+encoding is exactly the work a request costs us besides the server, on one thread, no waits.
+Prints per target the median thread CPU of: the whole replayed answer (encoding included), and
+alone: convert.plain_locations on the captured JSON, the reply's json.dumps."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+# CODEAGENT_BENCH_CODE: another checkout's code (e.g. main's, for a before/after on the same run)
+sys.path.insert(0, os.environ.get("CODEAGENT_BENCH_CODE", str(HERE.parent)))
+sys.path.insert(0, str(HERE))
+os.environ["CODEAGENT_QUERY_CACHE"] = "false"
+
+from corpora import CACHE, CORPORA, search_dirs  # noqa: E402
+
+from agent.config import load_settings  # noqa: E402
+from agent.daemon.protocol import send_message  # noqa: E402
+from agent.daemon.server import Daemon  # noqa: E402
+from agent.semantic.name_continuation import continuations  # noqa: E402
+from lsp_bridge import session as session_mod  # noqa: E402
+from lsp_bridge.session import LspSession  # noqa: E402
+
+CAPTURED: dict[str, Any] = {}
+_plain_locations = session_mod.convert.plain_locations
+_references = LspSession.references
+
+
+def _capture(result: Any, lines_of: Any, encoding: Any) -> Any:
+    CAPTURED["args"] = (result, lines_of, encoding)
+    return _plain_locations(result, lines_of, encoding)
+
+
+class _Sink:
+    def sendall(self, data: bytes) -> None:
+        self.size = len(data)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", default="ec2")
+    ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--other-convert", type=Path, help="another lsp_bridge/convert.py (e.g. main's): its "
+                    "plain_locations timed on the same answer, alternating call by call with this one's")
+    args = ap.parse_args()
+    other = None
+    if args.other_convert is not None:
+        spec = importlib.util.spec_from_file_location("other_convert", args.other_convert)
+        assert spec is not None and spec.loader is not None
+        other = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(other)
+    corpus = CORPORA[args.corpus]
+    source = corpus.tree(search_dirs(None))
+    work = CACHE / "refs-replay" / source.name
+    shutil.rmtree(work.parent, ignore_errors=True)
+    shutil.copytree(source, work, symlinks=True)
+    root = work.resolve()
+    state = root / ".codeagent-replay-state"
+    state.mkdir()
+    daemon = Daemon(root, state, load_settings(root), warm=[corpus.language_id])
+    base = {"op": "tool", "build": daemon.build, "settings": daemon.settings_id, "inputs": "replay"}
+    sink = _Sink()
+
+    def ask(rel: str, line: int, col: int) -> dict[str, Any]:
+        daemon._idle.clear()
+        try:
+            reply = daemon.answer({**base, "name": "find_references",
+                                   "args": {"file_path": rel, "line": line, "column": col,
+                                            "include_declaration": True, "limit": 0}})
+            send_message(sink, reply)
+        finally:
+            daemon._idle.set()
+        return reply
+
+    session_mod.convert.plain_locations = _capture  # type: ignore[assignment]
+    try:
+        for _name, rel, line, col in corpus.targets:
+            assert ask(rel, line, col)["result"]["success"]
+        daemon._after_request()
+        assert daemon._listing_thread is not None
+        daemon._listing_thread.join()
+        for _ in range(2):
+            for _name, rel, line, col in corpus.targets:
+                ask(rel, line, col)
+        continuations(daemon.ctx).settle(300)
+        print(f"load {Path('/proc/loadavg').read_text().strip()}")
+        for name, rel, line, col in corpus.targets:
+            CAPTURED.clear()
+            reply = ask(rel, line, col)
+            result, lines_of, encoding = CAPTURED["args"]
+            located = _plain_locations(result, lines_of, encoding)
+
+            def replay(self: Any, *a: Any, on_sent: Any = None, located: Any = located, **k: Any) -> Any:
+                if on_sent is not None:
+                    on_sent()
+                return located
+            LspSession.references = replay  # type: ignore[method-assign]
+            try:
+                whole, conv, enc, conv_other = [], [], [], []
+                want = json.dumps(reply["result"], sort_keys=True)
+                for _ in range(args.rounds):
+                    t0 = time.thread_time()
+                    again = ask(rel, line, col)
+                    whole.append(time.thread_time() - t0)
+                    t0 = time.thread_time()
+                    _plain_locations(result, lines_of, encoding)
+                    conv.append(time.thread_time() - t0)
+                    if other is not None:
+                        t0 = time.thread_time()
+                        theirs = other.plain_locations(result, lines_of, encoding)
+                        conv_other.append(time.thread_time() - t0)
+                        assert theirs == located
+                    t0 = time.thread_time()
+                    send_message(sink, again)
+                    enc.append(time.thread_time() - t0)
+                assert json.dumps(again["result"], sort_keys=True) == want, "the replayed answer differs"
+            finally:
+                LspSession.references = _references  # type: ignore[method-assign]
+            med = statistics.median
+            print(f"{name:28} {reply['result']['data']['count']:5} refs, reply {sink.size:7} B: answer+encode "
+                  f"{med(whole) * 1e3:6.2f} ms (+ plain_locations {med(conv) * 1e3:5.2f} ms), of which encode "
+                  f"{med(enc) * 1e3:5.2f} ms"
+                  + (f"; the other plain_locations {med(conv_other) * 1e3:5.2f} ms" if conv_other else ""))
+    finally:
+        daemon.close()
+        shutil.rmtree(work.parent, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

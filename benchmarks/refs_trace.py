@@ -1,0 +1,239 @@
+"""Where the wall time of one warm find_references goes, stage by stage (not part of the suite).
+
+    python benchmarks/refs_trace.py --corpus ec2 [--rounds 20] [--only EC2Client]
+
+Starts the daemon through daemon_trace.py (the real daemon with timestamps on each stage) and the
+raw server through rawlsp.py, on a scratch copy of the corpus, the query cache off (as refs_bench).
+Each round: one raw request, then one DaemonClient.call_tool from this process (what refs_bench
+times). Prints, per target, the median gap between consecutive stages (the client's send and
+receive included), the server's own time inside the daemon's request (request written → answer
+read) beside the raw request, and the daemon threads' CPU and run-queue wait per request."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+# CODEAGENT_BENCH_CODE: another checkout's code (e.g. main's, for a before/after on the same run)
+sys.path.insert(0, os.environ.get("CODEAGENT_BENCH_CODE", str(HERE.parent)))
+sys.path.insert(0, str(HERE))
+os.environ["CODEAGENT_QUERY_CACHE"] = "false"
+
+from corpora import CACHE, CORPORA, search_dirs  # noqa: E402
+from rawlsp import RawLsp  # noqa: E402
+
+from agent.config import load_settings  # noqa: E402
+from agent.daemon.client import DaemonClient  # noqa: E402
+from agent.daemon.protocol import settings_json  # noqa: E402
+from lsp_bridge.servers import get_spec, resolve_command  # noqa: E402
+
+
+def call_args(rel: str, line: int, col: int) -> dict[str, Any]:  # as refs_bench asks
+    return {"file_path": rel, "line": line, "column": col, "include_declaration": True, "limit": 0}
+
+
+def start_raw(command: list[str], root: Path, language_id: str, server: str, rel: str) -> RawLsp:
+    """As refs_bench starts it with --raw-settings bridge (refs_bench is not imported: it puts this
+    checkout's code first on the path, and CODEAGENT_BENCH_CODE may name another)."""
+    raw = RawLsp(command, root, settings=dict(get_spec(server).settings))
+    raw.initialize()
+    raw.open(root / rel, language_id)
+    if get_spec(server).readiness != "typescript-native" and not raw.ready.wait(600):
+        raise RuntimeError("raw server never became ready")
+    return raw
+
+
+def spawn(client: DaemonClient, language: str, out: Path) -> subprocess.Popen[bytes]:
+    state = client.state
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "settings.json").write_text(settings_json(client.settings), encoding="utf-8")
+    (state / "root").write_text(str(client.root), encoding="utf-8")
+    cmd = [sys.executable, str(HERE / "daemon_trace.py"), "--root", str(client.root), "--state", str(state),
+           "--warm", language]
+    log = open(state / "daemon.log", "ab")  # noqa: SIM115 (the daemon's whole life)
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, cwd=str(state),
+                            start_new_session=True, env={**os.environ, "CODEAGENT_TRACE_OUT": str(out)})
+    deadline = time.monotonic() + 120
+    while client.ping() is None:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            log.flush()
+            tail = (state / "daemon.log").read_text(errors="replace")[-3000:] if (state / "daemon.log").exists() else ""
+            raise RuntimeError(f"traced daemon did not start; its log ends:\n{tail}")
+        time.sleep(0.05)
+    return proc
+
+
+def last_tool_trace(out: Path, after: int) -> dict[str, Any]:
+    """The tool request's record among those written after the first `after` lines (the daemon
+    writes it once the reply is sent, so it may come a moment after the reply)."""
+    deadline = time.monotonic() + 10
+    lines = out.read_text().splitlines()
+    while len(lines) <= after and time.monotonic() < deadline:
+        time.sleep(0.005)
+        lines = out.read_text().splitlines()
+    for line in reversed(lines[after:]):
+        rec = json.loads(line)
+        if any(e[0] == "calls.call>" for e in rec["events"]):
+            return rec  # type: ignore[no-any-return]
+    raise RuntimeError("no traced tool request")
+
+
+def stages(rec: dict[str, Any], t0: float, t1: float) -> list[tuple[str, float, str]]:
+    events = [("client: call_tool>", t0, "client"), *[tuple(e) for e in rec["events"]], ("client: call_tool<", t1, "client")]
+    events.sort(key=lambda e: e[1])
+    seen: dict[str, int] = defaultdict(int)
+    named = []
+    for label, at, thread in events:
+        seen[label] += 1
+        named.append((label if seen[label] == 1 else f"{label}#{seen[label]}", at, thread))
+    return named  # type: ignore[return-value]
+
+
+def sched_delta(rec: dict[str, Any]) -> tuple[float, float, dict[str, tuple[float, float]]]:
+    per = {}
+    for task, (cpu, wait) in rec["sched_after"].items():
+        b = rec["sched_before"].get(task, [0, 0])
+        if cpu - b[0] or wait - b[1]:
+            per[task] = ((cpu - b[0]) / 1e6, (wait - b[1]) / 1e6)
+    return sum(c for c, _ in per.values()), sum(w for _, w in per.values()), per
+
+
+class _Stamped(dict):  # type: ignore[type-arg]
+    """RawLsp's results: stamps the moment its reader stores an answer."""
+
+    def __init__(self, stamps: dict[str, float]):
+        super().__init__()
+        self.stamps = stamps
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.stamps["read"] = time.perf_counter()
+        super().__setitem__(key, value)
+
+
+def stamp_raw(raw: Any) -> dict[str, float]:
+    """When the raw client wrote its last request and read its last answer (its reader stores it)."""
+    stamps: dict[str, float] = {}
+    raw._results = _Stamped(stamps)
+    send = raw._send
+
+    def sent(obj: dict[str, Any]) -> None:
+        send(obj)
+        if obj.get("method") == "textDocument/references":
+            stamps["sent"] = time.perf_counter()
+    raw._send = sent
+    return stamps
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", default="ec2")
+    ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--only", help="measure only the target of this name")
+    ap.add_argument("--settle", type=float, default=5.0, help="seconds of idle after the warm-up")
+    args = ap.parse_args()
+    corpus = CORPORA[args.corpus]
+    source = corpus.tree(search_dirs(None))
+    work = CACHE / "refs-trace" / source.name
+    shutil.rmtree(work.parent, ignore_errors=True)
+    shutil.copytree(source, work, symlinks=True)
+    root = work.resolve()
+    out = work.parent / "trace.jsonl"
+    settings = load_settings(root)
+    client = DaemonClient(root, settings)
+    client.stop()
+    proc = spawn(client, corpus.language_id, out)
+    command, _ = resolve_command(get_spec(corpus.server))
+    try:
+        name0, rel0, line0, col0 = corpus.targets[0]
+        raw = start_raw(command, root, corpus.language_id, corpus.server, rel0)
+        raw_stamps = stamp_raw(raw)
+        for _name, rel, _line, _col in corpus.targets[1:]:
+            raw.open(root / rel, corpus.language_id)
+        for _ in range(3):  # both sides answer every target first; the daemon builds its listing
+            for _name, rel, line, col in corpus.targets:
+                raw.references(root / rel, line - 1, col - 1)
+                client.call_tool("find_references", call_args(rel, line, col))
+            time.sleep(args.settle)
+        targets = [t for t in corpus.targets if not args.only or t[0] == args.only]
+        rows: dict[str, dict[str, Any]] = {t[0]: {"gaps": defaultdict(list), "order": None, "raw": [], "wall": [],
+                                                   "server": [], "raw_server": [], "raw_pre": [], "raw_post": [],
+                                                   "pre": [], "post": [], "cpu": [], "wait": [], "threads": defaultdict(list)}
+                                           for t in targets}
+        for _ in range(args.rounds):
+            for name, rel, line, col in targets:
+                row = rows[name]
+                raw_stamps.clear()
+                r0 = time.perf_counter()
+                _refs = raw.references(root / rel, line - 1, col - 1)
+                r1 = time.perf_counter()
+                row["raw"].append(r1 - r0)
+                if "sent" in raw_stamps and "read" in raw_stamps:  # the raw client's own share
+                    row["raw_server"].append(raw_stamps["read"] - raw_stamps["sent"])
+                    row["raw_pre"].append(raw_stamps["sent"] - r0)
+                    row["raw_post"].append(r1 - raw_stamps["read"])
+                time.sleep(0.05)
+                before = len(out.read_text().splitlines())
+                t0 = time.perf_counter()
+                result = client.call_tool("find_references", call_args(rel, line, col))
+                t1 = time.perf_counter()
+                assert result["success"], result
+                row["wall"].append(t1 - t0)
+                rec = last_tool_trace(out, before)
+                named = stages(rec, t0, t1)
+                if row["order"] is None:
+                    row["order"] = [(label, thread) for label, _at, thread in named]
+                for (a, ta, _), (b, tb, _) in zip(named, named[1:], strict=False):
+                    row["gaps"][(a, b)].append(tb - ta)
+                at = {label: t for label, t, _ in named}
+                if "search.start>" in at and "loop:dispatch>" in at:
+                    row["server"].append(at["loop:dispatch>"] - at["search.start>"])
+                    row["pre"].append(at["search.start>"] - t0)
+                    row["post"].append(t1 - at["loop:dispatch>"])
+                cpu, wait, per = sched_delta(rec)
+                row["cpu"].append(cpu)
+                row["wait"].append(wait)
+                for task, (c, w) in per.items():
+                    tid = task.split(":", 1)[0]
+                    row["threads"][rec["threads"].get(tid, f"thread {tid} (gone)")].append((c, w))
+                time.sleep(0.05)
+        print(f"load {Path('/proc/loadavg').read_text().strip()}")
+        for name, row in rows.items():
+            med = statistics.median
+            raw_ms, wall_ms = med(row["raw"]) * 1e3, med(row["wall"]) * 1e3
+            server = med(row["server"]) * 1e3 if row["server"] else float("nan")
+            print(f"\n== {name}: raw {raw_ms:.1f} ms, daemon call {wall_ms:.1f} ms ({wall_ms / raw_ms:.2f}x; pairs "
+                  f"{med(w / r for w, r in zip(row['wall'], row['raw'], strict=True)):.2f}x), server inside the daemon "
+                  f"(request written -> answer read) {server:.1f} ms; daemon CPU {med(row['cpu']):.1f} ms, "
+                  f"run-queue wait {med(row['wait']):.1f} ms per request")
+            print(f"  raw client: {med(row['raw_pre']) * 1e3:.2f} ms before the request is written, server "
+                  f"{med(row['raw_server']) * 1e3:.1f} ms, {med(row['raw_post']) * 1e3:.2f} ms after the answer is read")
+            print(f"  daemon:     {med(row['pre']) * 1e3:.2f} ms before the request is written, server "
+                  f"{med(row['server']) * 1e3:.1f} ms, {med(row['post']) * 1e3:.2f} ms after the answer is read")
+            order = row["order"]
+            for (a, _), (b, thread) in zip(order, order[1:], strict=False):
+                gaps = row["gaps"].get((a, b))
+                if gaps and len(gaps) >= len(row["wall"]) // 2:
+                    print(f"  {med(gaps) * 1e3:7.2f} ms  {a:28} -> {b:28} [{thread}]")
+            for thread, vals in sorted(row["threads"].items()):
+                print(f"  thread {thread:24} cpu {med(v[0] for v in vals):6.2f} ms  wait {med(v[1] for v in vals):6.2f} ms"
+                      f"  (in {len(vals)} of {len(row['wall'])} requests)")
+        raw.close()
+    finally:
+        client.stop()
+        proc.wait(30)
+        shutil.rmtree(work.parent, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
