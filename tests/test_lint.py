@@ -1,4 +1,5 @@
-"""ruff and mypy as part of the one test command (`python -m pytest`); conftest runs these last."""
+"""ruff and mypy as part of the one test command (`python -m pytest`); conftest runs these last when
+serial, first under xdist (mypy is the longest single test)."""
 
 from __future__ import annotations
 

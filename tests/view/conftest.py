@@ -13,9 +13,12 @@ import pytest
 from viewkit import CHROMIUM, CHROMIUM_ARGS, FIXTURES
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """A Chromium context with a fresh profile; each test opens its own pages."""
+    """A Chromium context with a fresh profile; each test opens its own pages. Per module, not per
+    session: while Playwright's sync API is open the main thread counts as running an event loop, so
+    any later test of the same process calling asyncio.run (tests/test_mcp.py) failed with "Cannot
+    run the event loop while another loop is running" (seen once xdist put a view test first)."""
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (.ci/run installs it: apt-get install chromium)")
     from playwright.sync_api import sync_playwright
