@@ -14,6 +14,8 @@ from lsp_bridge.errors import RenameRefused, RequestFailed, RequestTimeout
 from lsp_bridge.types import Position, Range
 from lsp_bridge.uris import path_to_uri
 
+SETTLE_SECONDS = 1.0  # a server publishing in parts: the least quiet time after its latest part
+
 
 async def rename_range(client: BridgeClient, doc: OpenDoc, pos: Position, *, server: str, timeout: float) -> Range:
     """The range of the symbol a rename at `pos` would change: prepareRename, else the word there
@@ -43,19 +45,34 @@ async def rename_range(client: BridgeClient, doc: OpenDoc, pos: Position, *, ser
     return fallback
 
 
-async def pushed_diagnostics(client: BridgeClient, doc: OpenDoc, *, server: str, timeout: float) -> list[lsp.Diagnostic]:
+async def pushed_diagnostics(client: BridgeClient, doc: OpenDoc, *, server: str, timeout: float,
+                             in_parts: bool = False) -> list[lsp.Diagnostic]:
     """The diagnostics the server pushed for `doc` since its last sync. A server that stays quiet
-    (nothing to re-publish for unchanged content) is taken at its last word after a short wait."""
+    (nothing to re-publish for unchanged content) is taken at its last word after a short wait.
+    A server that publishes in parts (ServerSpec.diagnostics_in_parts) is taken once no new
+    publication came for a while after the first: three times the time the first took, at least
+    SETTLE_SECONDS, so the wait grows with the load that delays its later parts."""
     uri = path_to_uri(doc.path)
-    deadline = time.monotonic() + timeout
-    quiet_until = time.monotonic() + 3.0
+    started = time.monotonic()
+    deadline = started + timeout
+    quiet_until = started + 3.0
+    heard: tuple[int, float, float] | None = None  # (publication seen, when, how long to wait for more)
     while True:
         if client.failure is not None:
             raise client.failure
-        fresh = client.diagnostic_seq.get(uri, 0) > doc.diag_seq
+        seq = client.diagnostic_seq.get(uri, 0)
+        fresh = seq > doc.diag_seq
         version = client.diagnostic_version.get(uri)
         if fresh and (version is None or version >= doc.version):
-            break
+            if not in_parts:
+                break
+            now = time.monotonic()
+            if heard is None or heard[0] != seq:
+                heard = (seq, now, heard[2] if heard else max(SETTLE_SECONDS, 3 * (now - started)))
+            elif now - heard[1] >= heard[2] or now > deadline:
+                break
+            await client.wait_change(min(heard[1] + heard[2] - now, max(deadline - now, 0.0)) + 0.001)
+            continue
         now = time.monotonic()
         if uri in client.diagnostics and not fresh and now > quiet_until:
             break

@@ -211,7 +211,8 @@ async def _raw_diagnostics(session: LspSession, client: BridgeClient, doc: Any) 
         params = lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(doc.path)))
         report = await client.request(lsp.TEXT_DOCUMENT_DIAGNOSTIC, params, session.request_timeout)
         return list(getattr(report, "items", None) or [])
-    return await pushed_diagnostics(client, doc, server=session.spec.name, timeout=session.request_timeout)
+    return await pushed_diagnostics(client, doc, server=session.spec.name, timeout=session.request_timeout,
+                                    in_parts=session.spec.diagnostics_in_parts)
 
 
 def _overlaps(a: lsp.Range, b: lsp.Range) -> bool:

@@ -53,6 +53,10 @@ class ServerSpec:
     # Settings that depend on the workspace root (lsp_bridge.confine: no workspace interpreter).
     workspace_settings: Callable[[Path], Mapping[str, Any]] | None = None
     pull_diagnostics: bool = False
+    # Pushes a file's diagnostics in parts: typescript-language-server publishes each kind
+    # (syntax, semantic, suggestion) 50 ms after it arrives, so under load its first publication
+    # can hold the syntax errors alone (exchanges.pushed_diagnostics waits for it to settle).
+    diagnostics_in_parts: bool = False
     # Send workspace/didChangeConfiguration after `initialized`. Servers that pull their settings
     # (workspace/configuration) do not need it, and pyright treats it as a restart: it probes the
     # interpreter again and re-reads the tree (~0.3 s more on a cold start).
@@ -228,7 +232,7 @@ SERVERS: dict[str, ServerSpec] = {
         name="typescript-language-server", language="typescript", language_ids=TYPESCRIPT_IDS,
         readiness="tsserver", locate=_locate_tsls, settings=_TS_SETTINGS,
         npm_packages=("typescript-language-server@5.1.3", "typescript@5.9.3"),
-        initialization_options=_tsls_options,
+        initialization_options=_tsls_options, diagnostics_in_parts=True,
         install_hint="run `codeagent servers install typescript-language-server` "
         "(npm packages typescript-language-server@5.1.3 and typescript@5.9.3)",
     ),

@@ -205,6 +205,7 @@ class LspSession:
                 items = list(getattr(report, "items", None) or [])
             else:
                 items = await pushed_diagnostics(client, doc, server=self.spec.name,
+                                                 in_parts=self.spec.diagnostics_in_parts,
                                                  timeout=self.request_timeout)
             return convert.diagnostics(target, items, doc.lines, client.encoding)
         return self._call(op)

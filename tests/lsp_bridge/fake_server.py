@@ -13,6 +13,9 @@ usage: fake_server.py MODE [LOGFILE]
                 and logs each file a didChangeWatchedFiles names ("created NAME", "changed NAME", ...)
   asks-config   like ok, but on `initialized` asks workspace/configuration (section "python",
                 then none) and logs each answer it gets ("answer ID JSON")
+  diagnostics-in-parts  like ok, but publishes a file's diagnostics as typescript-language-server
+                does under load: on didOpen/didChange no errors at once (the syntax part), then
+                after 0.8 s one error on line 0 (the semantic part)
   bad-locations answers the n-th textDocument/references with BAD_ANSWERS[n] (an error response,
                 then results no protocol type fits), then as `ok`
 """
@@ -90,6 +93,15 @@ def main() -> None:
         if method == "$/cancelRequest":
             log(f"cancel {message['params']['id']}")
             continue
+        if MODE == "diagnostics-in-parts" and method in ("textDocument/didOpen", "textDocument/didChange"):
+            doc = message["params"]["textDocument"]
+            publish = {"uri": doc["uri"], "version": doc.get("version")}
+            send({"method": "textDocument/publishDiagnostics", "params": {**publish, "diagnostics": []}})
+            time.sleep(0.8)
+            error = {"range": {"start": _POS, "end": {"line": 0, "character": 3}}, "severity": 1,
+                     "message": "the semantic part"}
+            send({"method": "textDocument/publishDiagnostics", "params": {**publish, "diagnostics": [error]}})
+            continue
         if method == "workspace/didChangeWatchedFiles":
             for change in message["params"]["changes"]:
                 kind = {1: "created", 2: "changed", 3: "deleted"}[change["type"]]
@@ -108,7 +120,7 @@ def main() -> None:
             send({"id": msg_id, "result": None})
         elif MODE == "bad-locations" and BAD_ANSWERS:
             send({"id": msg_id, **BAD_ANSWERS.pop(0)})
-        elif MODE in ("ok", "chatty", "creates-on-init", "bad-locations", "asks-config"):
+        elif MODE in ("ok", "chatty", "creates-on-init", "bad-locations", "asks-config", "diagnostics-in-parts"):
             uri = message["params"]["textDocument"]["uri"]
             send({"id": msg_id, "result": [{"uri": uri, "range": {"start": {"line": 0, "character": 0},
                                                                   "end": {"line": 0, "character": 3}}}]})

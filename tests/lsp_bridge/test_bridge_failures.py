@@ -3,6 +3,7 @@ JSON, dies, hangs, sends an oversized frame or never starts; plus install errors
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -175,3 +176,20 @@ def test_install_into_a_fresh_cache_then_start_from_it(tmp_path: Path) -> None:
     command, folder = resolve_command(get_spec("tsc"), cache_dir=tmp_path / "cache", auto_install=False)
     assert folder.is_relative_to(tmp_path / "cache") and Path(command[0]).is_file()
     assert install_servers(["tsc"], cache_dir=tmp_path / "cache")["tsc"].startswith("already installed")
+
+
+@pytest.mark.parametrize("in_parts", [True, False])
+def test_diagnostics_pushed_in_parts_are_awaited_whole(tmp_path: Path, in_parts: bool) -> None:
+    """typescript-language-server publishes each kind of diagnostics 50 ms after it arrives, so under
+    load its first publication can hold the syntax part alone: a spec that says so
+    (diagnostics_in_parts) waits for the publications to settle and gets the error; one that does
+    not takes the first word (what the bridge did for every server before)."""
+    spec = dataclasses.replace(FAKE_SPEC, diagnostics_in_parts=in_parts)
+    (tmp_path / "m.py").write_text("abc = 1\n")
+    session = LspSession(tmp_path, spec, command=[sys.executable, str(FAKE_SERVER), "diagnostics-in-parts"],
+                         request_timeout=30.0, start_timeout=30.0)
+    try:
+        found = session.diagnostics(tmp_path / "m.py")
+        assert [d.message for d in found] == (["the semantic part"] if in_parts else [])
+    finally:
+        session.stop()
