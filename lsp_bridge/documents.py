@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat as stat_mode
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -66,6 +67,19 @@ def stat_of(path: Path) -> Stat | None:
     return (st.st_mtime_ns, st.st_size)
 
 
+def stat_linked(path: Path) -> tuple[Stat | None, bool]:
+    """`stat_of(path)`, and whether the file is a symbolic link or has other hard links: a change
+    made through another path raises no event in this path's folder (one lstat for a plain file)."""
+    try:
+        st = os.lstat(path)
+        linked = stat_mode.S_ISLNK(st.st_mode) or st.st_nlink > 1
+        if stat_mode.S_ISLNK(st.st_mode):
+            st = os.stat(path)
+    except OSError:
+        return None, False
+    return (st.st_mtime_ns, st.st_size), linked
+
+
 def walk_sources(root: Path, suffixes: Mapping[str, str], limit: int,
                  folders: list[str] | None = None, skip_dirs: frozenset[str] = SKIP_DIRS) -> Iterator[Path]:
     """Source files under `root` with one of `suffixes`, skipping hidden, vendored and build folders
@@ -88,7 +102,11 @@ class DocumentStore:
 
     Changes on disk are found by `scan`: with a folder watch (lsp_bridge.watch, `watch=True`) only
     the files whose folder reported an event are stat'ed, and files created in the tree are found
-    too; without one (or after the watch lost events) every known file is stat'ed."""
+    too; without one (or after the watch lost events) every known file is stat'ed.
+
+    When the watch has nothing queued, `quiet` knows the scan's answer (nothing changed) without
+    running it, and until the next scan begins `vouches` says whether that still holds: every
+    known file in a watched folder (`trusted`) then has the stat recorded here, with no stat."""
 
     def __init__(self, *, max_open: int = 200, watch: bool = False, skip_dirs: frozenset[str] = SKIP_DIRS) -> None:
         self.skip_dirs = skip_dirs
@@ -103,6 +121,10 @@ class DocumentStore:
         self._limit = 0
         self._unapplied: set[Path] = set()  # found by a scan, not yet recorded by apply_scan
         self._lock = threading.Lock()
+        # Files whose changes the watch may not see (links; noted outside a walk or scan): stat'ed.
+        self._linked: set[Path] = set()
+        self._scans = 0  # scans begun: each may drain events, which voids an earlier `quiet`
+        self._quiet_at: int | None = None  # `_scans` when `quiet` last found nothing changed
 
     @property
     def watching(self) -> bool:
@@ -113,16 +135,32 @@ class DocumentStore:
         self._root, self._suffixes, self._limit = root, suffixes, limit
         folders: list[str] = []
         self.snapshot = {}
+        self._linked = set()
+        # Each folder is watched before its files are stat'ed: a change made between the two
+        # raises an event (the next scan looks), where it would be missed the other way round.
+        watch = FolderWatch.create() if self._want_watch else None
+        watched = 0
         for path in walk_sources(root, suffixes, limit, folders, self.skip_dirs):
-            st = stat_of(path)
+            watched = self._watch_walked(watch, folders, watched)
+            st, linked = stat_linked(path)
             if st is not None:
                 self.snapshot[path] = st
-        if self._want_watch and len(self.snapshot) < limit:  # a truncated tree is re-stat'ed instead
-            watch = FolderWatch.create()
-            if watch is not None and all(watch.add(folder) for folder in folders):
-                self._watch = watch
-            elif watch is not None:
-                watch.close()
+                if linked:
+                    self._linked.add(path)
+        if watch is not None and self._watch_walked(watch, folders, watched) >= 0 and len(self.snapshot) < limit:
+            self._watch = watch  # (a truncated tree is re-stat'ed instead)
+        elif watch is not None:
+            watch.close()
+
+    @staticmethod
+    def _watch_walked(watch: FolderWatch | None, folders: list[str], watched: int) -> int:
+        """Watch the walked folders from `watched` on; how many are watched now (-1: one was refused)."""
+        if watch is None or watched < 0:
+            return watched
+        for folder in folders[watched:]:
+            if not watch.add(folder):
+                return -1
+        return len(folders)
 
     def close(self) -> None:
         if self._watch is not None:
@@ -133,6 +171,7 @@ class DocumentStore:
         """Files that differ from what the server was last told (safe to run in a worker thread):
         {path: new stat, or None if gone}. Apply with `apply_scan`."""
         with self._lock:
+            self._scans += 1
             watch = self._watch
             changes = watch.drain() if watch is not None else None
             if watch is None or changes is None:
@@ -153,11 +192,47 @@ class DocumentStore:
             for path in candidates:
                 doc = self.open.get(path)
                 before = doc.stat if doc is not None else self.snapshot.get(path)
-                now = stat_of(path)
+                now, linked = stat_linked(path)
+                if linked or now is None:
+                    self._linked.add(path)
+                else:
+                    self._linked.discard(path)
                 if now != before:
                     found[path] = now
             self._unapplied = set(found)
             return found
+
+    def quiet(self) -> bool:
+        """True when the watch shows that nothing changed since the last scan, so the scan would
+        find nothing and need not run: no event queued, none lost, nothing found and unapplied,
+        no scan under way, and the open documents in unwatched folders unchanged (stat'ed here)."""
+        watch = self._watch
+        if watch is None or watch.broken or not self._lock.acquire(blocking=False):
+            return False
+        try:
+            if self._unapplied or watch.pending():
+                return False
+            for path, doc in self.open.items():
+                if not watch.watching(os.path.dirname(path)) and stat_of(path) != doc.stat:
+                    return False
+            self._quiet_at = self._scans
+            return True
+        finally:
+            self._lock.release()
+
+    def vouches(self) -> bool:
+        """Whether `quiet`'s finding still holds: no scan began since (it may have drained events
+        of changes not recorded yet) and no event is queued (the kernel queues one inside the
+        system call that makes a change), so the known stats of `trusted` files are current."""
+        watch = self._watch
+        return (self._quiet_at is not None and self._quiet_at == self._scans and watch is not None
+                and not watch.broken and not self._unapplied and not watch.pending())
+
+    def trusted(self, path: Path) -> bool:
+        """A known file whose changes raise an event of the watch: its folder is watched, it is no link."""
+        watch = self._watch
+        return (watch is not None and (path in self.snapshot or path in self.open) and path not in self._linked
+                and watch.watching(os.path.dirname(path)))
 
     def _watch_new_folder(self, folder: Path) -> list[Path]:
         """A folder that appeared: watch it (and its subfolders) and list its source files."""
@@ -207,6 +282,12 @@ class DocumentStore:
         with self._lock:
             self._unapplied.difference_update(found)
         return changed, deleted, created
+
+    def note_unchecked(self, path: Path, st: Stat | None) -> None:
+        """`note` for a stat taken outside a walk or scan (whether the file is a link is unknown)."""
+        if path not in self.snapshot:
+            self._linked.add(path)
+        self.note(path, st)
 
     def note(self, path: Path, st: Stat | None) -> None:
         if st is None:

@@ -159,7 +159,7 @@ class LspSession:
                 context=lsp.ReferenceContext(include_declaration=include_declaration))
             result = await client.request(lsp.TEXT_DOCUMENT_REFERENCES, params, self.request_timeout,
                                           on_sent=on_sent, plain=True)
-            return convert.plain_locations(result, self._files.lines_checked, client.encoding)
+            return convert.plain_locations(result, self._files.answer_lines(), client.encoding)
         return self._call(op)
 
     def prepare_rename(self, path: Path, pos: Position) -> Range:
@@ -217,7 +217,6 @@ class LspSession:
         with contextlib.suppress(BridgeError, TimeoutError):
             self._run(self._stop(), 30)
 
-    # -- plumbing -------------------------------------------------------------------------------------
     def _abs(self, path: Path) -> Path:
         path = Path(path)
         return path if path.is_absolute() else self.root / path
@@ -246,15 +245,16 @@ class LspSession:
     async def _attempt(self, op: Callable[[BridgeClient], Awaitable[T]]) -> T:
         for attempt in range(2):
             client = await self._ensure_client()
-            # The disk scan runs alongside the request (~25 ms for 3,000 files); when it finds changes
-            # the server was not told about, they are announced and the request is repeated.
-            scan = asyncio.create_task(self._files.scan())
+            # The disk scan runs alongside the request (~25 ms for 3,000 files; none when the watch
+            # shows nothing changed); what it finds is announced and the request repeated.
+            scan = None if self._files.quiet() else asyncio.create_task(self._files.scan())
             try:
                 result = await op(client)
             except StaleFile:
                 await self._settle_scan(client, scan)
                 if attempt:
                     raise
+                await self._files.refresh(client)  # the server hears of the change before the retry
                 continue
             except ServerCrashed:
                 await self._settle_scan(client, scan)
@@ -275,9 +275,9 @@ class LspSession:
             return result
         raise AssertionError("unreachable")
 
-    async def _settle_scan(self, client: BridgeClient, scan: asyncio.Task[dict[Path, Any]]) -> bool:
-        try:
-            found = await scan
+    async def _settle_scan(self, client: BridgeClient, scan: asyncio.Task[dict[Path, Any]] | None) -> bool:
+        try:  # (None: nothing changed, DocumentSync.quiet)
+            found = await scan if scan is not None else {}
         except Exception:
             return False
         if client.failure is not None:
@@ -396,5 +396,5 @@ class LspSession:
             params = params_type(text_document=lsp.TextDocumentIdentifier(uri=path_to_uri(target)),
                                  position=doc.lines.to_server(pos, client.encoding))
             result = await client.request(method, params, self.request_timeout)
-            return convert.locations(result, self._files.lines_checked, client.encoding)
+            return convert.locations(result, self._files.answer_lines(), client.encoding)
         return self._call(op)

@@ -18,6 +18,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from lsp_bridge.client import BridgeClient
+from lsp_bridge.convert import LinesOf
 from lsp_bridge.documents import SKIP_DIRS, DocumentStore, OpenDoc, Stat, read_file, stat_of
 from lsp_bridge.edits import SeenDoc
 from lsp_bridge.errors import BridgeError, StaleFile
@@ -47,6 +48,7 @@ class DocumentSync:
         self._docs = DocumentStore(watch=watch, skip_dirs=skip_dirs)
         self._lines: OrderedDict[Path, tuple[Stat, TextLines]] = OrderedDict()
         self.hidden_files = 0
+        self.vouched_files = 0  # answered files taken on the watch's word, without a stat (answer_lines)
 
     @property
     def open_docs(self) -> dict[Path, OpenDoc]:
@@ -75,6 +77,27 @@ class DocumentSync:
 
     async def scan(self) -> dict[Path, Any]:
         return await asyncio.to_thread(self._docs.scan)
+
+    def quiet(self) -> bool:
+        """The scan's answer is known without running it: nothing changed (see DocumentStore.quiet).
+        A request then needs no scan thread (it would contend for the GIL right when the server's
+        first message, e.g. pyright's workDoneProgress/create, is to be answered)."""
+        return self._docs.quiet()
+
+    def answer_lines(self) -> LinesOf:
+        """`lines_checked` for the files of one answer, called once the answer is in: while the
+        watch vouches (DocumentStore.vouches: nothing changed since a quiet start, no event
+        queued now), a known file in a watched folder is not stat'ed again (Home Assistant's
+        answers name ~150 files); any other file is."""
+        if not self._docs.vouches():
+            return self.lines_checked
+        trusted = self._docs.trusted
+
+        def lines_of(path: Path) -> TextLines | None:
+            vouched = trusted(path)
+            self.vouched_files += vouched
+            return self.lines_checked(path, vouched=vouched)
+        return lines_of
 
     def forget_scan(self, found: dict[Path, Any]) -> None:
         """Record a scan without telling the (dead) server: its successor reads the disk afresh."""
@@ -119,7 +142,7 @@ class DocumentSync:
                 text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=doc.version),
                 content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=disk.lines.text)]))
         doc.stat = disk.stat
-        self._docs.note(path, disk.stat)
+        self._docs.note_unchecked(path, disk.stat)
         self._docs.touch(path)
         for old in self._docs.to_close():
             self._docs.open.pop(old, None)
@@ -152,7 +175,7 @@ class DocumentSync:
             else:
                 events.append((path, lsp.FileChangeType.Changed))
             if self.spec.language_id(path) is not None or now is None:
-                self._docs.note(path, now)
+                self._docs.note_unchecked(path, now)
         await self.announce(client, events)
 
     async def announce(self, client: BridgeClient, events: list[tuple[Path, lsp.FileChangeType]]) -> None:
@@ -172,15 +195,16 @@ class DocumentSync:
             else:
                 await self.sync(client, path)
 
-    def lines_checked(self, path: Path) -> TextLines | None:
+    def lines_checked(self, path: Path, *, vouched: bool = False) -> TextLines | None:
         """The text a server answer about `path` refers to (for converting its columns); StaleFile if
         the file changed since the server was told about it. Cached by stat: answers that list
-        hundreds of files (references on a big repo) must not re-read them every time."""
-        now = stat_of(path)
-        if now is None:
-            return None
+        hundreds of files (references on a big repo) must not re-read them every time.
+        `vouched`: the folder watch says a known file still has its known stat (answer_lines)."""
         doc = self._docs.open.get(path)
         known = doc.stat if doc is not None else self._docs.snapshot.get(path)
+        now = known if vouched and known is not None else stat_of(path)
+        if now is None:
+            return None
         if known is not None and known != now:
             raise StaleFile(f"{path} changed on disk while {self.spec.name} was answering")
         if doc is not None:
@@ -192,6 +216,8 @@ class DocumentSync:
         disk = read_file(path, self.decode)
         if disk is None:
             return None
+        if known is not None and disk.stat != known:  # changed since its stat (or a vouched one)
+            raise StaleFile(f"{path} changed on disk while {self.spec.name} was answering")
         self._lines[path] = (disk.stat, disk.lines)
         if len(self._lines) > LINES_CACHE:
             self._lines.popitem(last=False)
