@@ -69,11 +69,16 @@ def schedstat() -> dict[str, list[int]]:
 
 def install() -> None:
     from agent.daemon import protocol, server
-    from agent.semantic import name_occurrences, references
+    from agent.semantic import name_occurrences, references, upkeep
     from agent.tools import code
     from lsp_bridge import client, documents, session
 
     wrap(server, "peer_refusal", "accepted")
+    # After-request work of the previous connection (its marks land in the next request's record)
+    wrap(upkeep.ServerUpkeep, "after_request", "after:upkeep")
+    wrap(server.Daemon, "_after_request", "after:_after_request")
+    from agent.semantic import filecache
+    wrap(filecache.FileCache, "code_occurrences", "code_occurrences")
     wrap(server, "recv_message", "recv")
     wrap(server.Daemon, "answer", "answer")
     wrap(server.CachedCalls, "call", "calls.call")
@@ -99,6 +104,8 @@ def install() -> None:
             mark(label)
     client.BridgeClient._dispatch = dispatched  # type: ignore[method-assign]
     wrap(client.BridgeClient, "_answer", "loop:answer")
+    from pygls.protocol import json_rpc
+    wrap(json_rpc.JsonRPCProtocol, "_send_data", "loop:write")
     wrap(session.convert, "plain_locations", "plain_locations")
     wrap(name_occurrences.NameSearch, "start", "search.start")
     wrap(name_occurrences.NameSearch, "_files", "search._files")

@@ -29,6 +29,7 @@ sys.path.insert(0, os.environ.get("CODEAGENT_BENCH_CODE", str(HERE.parent)))
 sys.path.insert(0, str(HERE))
 os.environ["CODEAGENT_QUERY_CACHE"] = "false"
 
+from bench_bytecode import compile_codeagent  # noqa: E402
 from corpora import CACHE, CORPORA, search_dirs  # noqa: E402
 from rawlsp import RawLsp  # noqa: E402
 
@@ -36,6 +37,8 @@ from agent.config import load_settings  # noqa: E402
 from agent.daemon.client import DaemonClient  # noqa: E402
 from agent.daemon.protocol import settings_json  # noqa: E402
 from lsp_bridge.servers import get_spec, resolve_command  # noqa: E402
+
+CODEAGENT = [str(shutil.which("codeagent"))] if shutil.which("codeagent") else [sys.executable, "-m", "agent.cli"]
 
 
 def call_args(rel: str, line: int, col: int) -> dict[str, Any]:  # as refs_bench asks
@@ -140,7 +143,12 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--only", help="measure only the target of this name")
     ap.add_argument("--settle", type=float, default=5.0, help="seconds of idle after the warm-up")
+    ap.add_argument("--before", choices=("none", "cli"), default="none",
+                    help="cli: a `codeagent refs` CLI call of the same query right before each measured "
+                         "call, as refs_bench makes it (its after-request work may overlap the call)")
+    ap.add_argument("--dump", type=Path, help="write every request's stages here (JSON)")
     args = ap.parse_args()
+    compile_codeagent()
     corpus = CORPORA[args.corpus]
     source = corpus.tree(search_dirs(None))
     work = CACHE / "refs-trace" / source.name
@@ -167,7 +175,8 @@ def main() -> int:
         targets = [t for t in corpus.targets if not args.only or t[0] == args.only]
         rows: dict[str, dict[str, Any]] = {t[0]: {"gaps": defaultdict(list), "order": None, "raw": [], "wall": [],
                                                    "server": [], "raw_server": [], "raw_pre": [], "raw_post": [],
-                                                   "pre": [], "post": [], "cpu": [], "wait": [], "threads": defaultdict(list)}
+                                                   "pre": [], "post": [], "cpu": [], "wait": [], "threads": defaultdict(list),
+                                                   "after": defaultdict(list)}
                                            for t in targets}
         for _ in range(args.rounds):
             for name, rel, line, col in targets:
@@ -181,8 +190,17 @@ def main() -> int:
                     row["raw_server"].append(raw_stamps["read"] - raw_stamps["sent"])
                     row["raw_pre"].append(raw_stamps["sent"] - r0)
                     row["raw_post"].append(r1 - raw_stamps["read"])
-                time.sleep(0.05)
-                before = len(out.read_text().splitlines())
+                if args.before == "cli":  # as refs_bench: the CLI's call, then at once the measured one
+                    count = len(out.read_text().splitlines())
+                    subprocess.run([*CODEAGENT, "refs", f"{rel}:{line}:{col}", "--root", str(root), "--json"],
+                                   capture_output=True, cwd=root, timeout=300, check=True)
+                    deadline = time.monotonic() + 10  # the CLI's record is written once its reply is sent
+                    while len(lines := out.read_text().splitlines()) <= count and time.monotonic() < deadline:
+                        time.sleep(0.002)
+                    before = len(lines)
+                else:
+                    time.sleep(0.05)
+                    before = len(out.read_text().splitlines())
                 t0 = time.perf_counter()
                 result = client.call_tool("find_references", call_args(rel, line, col))
                 t1 = time.perf_counter()
@@ -195,10 +213,14 @@ def main() -> int:
                 for (a, ta, _), (b, tb, _) in zip(named, named[1:], strict=False):
                     row["gaps"][(a, b)].append(tb - ta)
                 at = {label: t for label, t, _ in named}
+                for label, t, _thread in named:  # the previous request's after-work, from the call's start
+                    if label.startswith("after:") and label.endswith("<") or label.startswith("code_occurrences<"):
+                        row["after"][label].append(t - t0)
                 if "search.start>" in at and "loop:dispatch>" in at:
                     row["server"].append(at["loop:dispatch>"] - at["search.start>"])
                     row["pre"].append(at["search.start>"] - t0)
                     row["post"].append(t1 - at["loop:dispatch>"])
+                row.setdefault("records", []).append([(label, at - t0, thread) for label, at, thread in named])
                 cpu, wait, per = sched_delta(rec)
                 row["cpu"].append(cpu)
                 row["wait"].append(wait)
@@ -207,6 +229,9 @@ def main() -> int:
                     row["threads"][rec["threads"].get(tid, f"thread {tid} (gone)")].append((c, w))
                 time.sleep(0.05)
         print(f"load {Path('/proc/loadavg').read_text().strip()}")
+        if args.dump:
+            args.dump.write_text(json.dumps({name: {"raw": row["raw"], "wall": row["wall"], "records": row["records"]}
+                                             for name, row in rows.items()}))
         for name, row in rows.items():
             med = statistics.median
             raw_ms, wall_ms = med(row["raw"]) * 1e3, med(row["wall"]) * 1e3
@@ -224,6 +249,9 @@ def main() -> int:
                 gaps = row["gaps"].get((a, b))
                 if gaps and len(gaps) >= len(row["wall"]) // 2:
                     print(f"  {med(gaps) * 1e3:7.2f} ms  {a:28} -> {b:28} [{thread}]")
+            for label, ends in sorted(row["after"].items()):
+                print(f"  {label:28} ends {med(ends) * 1e3:+7.2f} ms from the call's start (max "
+                      f"{max(ends) * 1e3:+.2f}; in {len(ends)} of {len(row['wall'])} records)")
             for thread, vals in sorted(row["threads"].items()):
                 print(f"  thread {thread:24} cpu {med(v[0] for v in vals):6.2f} ms  wait {med(v[1] for v in vals):6.2f} ms"
                       f"  (in {len(vals)} of {len(row['wall'])} requests)")
