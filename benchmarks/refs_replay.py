@@ -44,6 +44,7 @@ _references = LspSession.references
 
 def _capture(result: Any, lines_of: Any, encoding: Any) -> Any:
     CAPTURED["args"] = (result, lines_of, encoding)
+    CAPTURED["files"] = getattr(lines_of, "__self__", None) or CAPTURED.get("sync")
     return _plain_locations(result, lines_of, encoding)
 
 
@@ -56,6 +57,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="ec2")
     ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--stat-ab", action="store_true", help="also time plain_locations with every answered file "
+                    "stat'ed (lines_checked, as before hotstat) and under the watch's word (answer_lines), alternating")
     ap.add_argument("--other-convert", type=Path, help="another lsp_bridge/convert.py (e.g. main's): its "
                     "plain_locations timed on the same answer, alternating call by call with this one's")
     args = ap.parse_args()
@@ -89,6 +92,12 @@ def main() -> int:
         return reply
 
     session_mod.convert.plain_locations = _capture  # type: ignore[assignment]
+    answer_lines = getattr(session_mod.DocumentSync, "answer_lines", None)
+    if answer_lines is not None:  # (this checkout's bridge has it): which DocumentSync answered
+        def noted(self: Any) -> Any:
+            CAPTURED["sync"] = self
+            return answer_lines(self)
+        session_mod.DocumentSync.answer_lines = noted  # type: ignore[method-assign]
     try:
         for _name, rel, line, col in corpus.targets:
             assert ask(rel, line, col)["result"]["success"]
@@ -112,7 +121,8 @@ def main() -> int:
                 return located
             LspSession.references = replay  # type: ignore[method-assign]
             try:
-                whole, conv, enc, conv_other = [], [], [], []
+                whole, conv, enc, conv_other, stat_each, on_word = [], [], [], [], [], []
+                files = CAPTURED.get("files")
                 want = json.dumps(reply["result"], sort_keys=True)
                 for _ in range(args.rounds):
                     t0 = time.thread_time()
@@ -126,6 +136,12 @@ def main() -> int:
                         theirs = other.plain_locations(result, lines_of, encoding)
                         conv_other.append(time.thread_time() - t0)
                         assert theirs == located
+                    if args.stat_ab and files is not None:
+                        t0 = time.thread_time()
+                        stat_each.append((_plain_locations(result, files.lines_checked, encoding), time.thread_time() - t0))
+                        t0 = time.thread_time()
+                        on_word.append((_plain_locations(result, files.answer_lines(), encoding), time.thread_time() - t0))
+                        assert stat_each[-1][0] == on_word[-1][0] == located
                     t0 = time.thread_time()
                     send_message(sink, again)
                     enc.append(time.thread_time() - t0)
@@ -137,6 +153,10 @@ def main() -> int:
                   f"{med(whole) * 1e3:6.2f} ms (+ plain_locations {med(conv) * 1e3:5.2f} ms), of which encode "
                   f"{med(enc) * 1e3:5.2f} ms"
                   + (f"; the other plain_locations {med(conv_other) * 1e3:5.2f} ms" if conv_other else ""))
+            if stat_each:
+                print(f"{'':28} plain_locations stat'ing each file {med(t for _, t in stat_each) * 1e3:5.2f} ms, "
+                      f"under the watch's word {med(t for _, t in on_word) * 1e3:5.2f} ms "
+                      f"({files.vouched_files} files vouched so far)")
     finally:
         daemon.close()
         shutil.rmtree(work.parent, ignore_errors=True)

@@ -33,12 +33,20 @@ from bench_bytecode import compile_codeagent  # noqa: E402
 from corpora import CACHE, CORPORA, search_dirs  # noqa: E402
 from rawlsp import RawLsp  # noqa: E402
 
+if os.environ.get("CODEAGENT_BENCH_CODE"):  # corpora put (and imported) this checkout first again
+    sys.path.insert(0, os.environ["CODEAGENT_BENCH_CODE"])
+    for _name in [m for m in sys.modules if m.split(".")[0] in ("agent", "lsp_bridge")]:
+        del sys.modules[_name]
+
 from agent.config import load_settings  # noqa: E402
 from agent.daemon.client import DaemonClient  # noqa: E402
 from agent.daemon.protocol import settings_json  # noqa: E402
 from lsp_bridge.servers import get_spec, resolve_command  # noqa: E402
 
 CODEAGENT = [str(shutil.which("codeagent"))] if shutil.which("codeagent") else [sys.executable, "-m", "agent.cli"]
+# The CLI runs the daemon's code too (another build would restart the daemon).
+CLI_ENV = ({**os.environ, "PYTHONPATH": os.environ["CODEAGENT_BENCH_CODE"]} if os.environ.get("CODEAGENT_BENCH_CODE")
+           else None)
 
 
 def call_args(rel: str, line: int, col: int) -> dict[str, Any]:  # as refs_bench asks
@@ -76,14 +84,19 @@ def spawn(client: DaemonClient, language: str, out: Path) -> subprocess.Popen[by
     return proc
 
 
+def complete_lines(out: Path) -> list[str]:
+    """The trace's lines written whole (the daemon may be writing the next one)."""
+    return out.read_text().split("\n")[:-1]
+
+
 def last_tool_trace(out: Path, after: int) -> dict[str, Any]:
     """The tool request's record among those written after the first `after` lines (the daemon
     writes it once the reply is sent, so it may come a moment after the reply)."""
     deadline = time.monotonic() + 10
-    lines = out.read_text().splitlines()
+    lines = complete_lines(out)
     while len(lines) <= after and time.monotonic() < deadline:
         time.sleep(0.005)
-        lines = out.read_text().splitlines()
+        lines = complete_lines(out)
     for line in reversed(lines[after:]):
         rec = json.loads(line)
         if any(e[0] == "calls.call>" for e in rec["events"]):
@@ -191,16 +204,16 @@ def main() -> int:
                     row["raw_pre"].append(raw_stamps["sent"] - r0)
                     row["raw_post"].append(r1 - raw_stamps["read"])
                 if args.before == "cli":  # as refs_bench: the CLI's call, then at once the measured one
-                    count = len(out.read_text().splitlines())
+                    count = len(complete_lines(out))
                     subprocess.run([*CODEAGENT, "refs", f"{rel}:{line}:{col}", "--root", str(root), "--json"],
-                                   capture_output=True, cwd=root, timeout=300, check=True)
+                                   capture_output=True, cwd=root, timeout=300, check=True, env=CLI_ENV)
                     deadline = time.monotonic() + 10  # the CLI's record is written once its reply is sent
-                    while len(lines := out.read_text().splitlines()) <= count and time.monotonic() < deadline:
+                    while len(lines := complete_lines(out)) <= count and time.monotonic() < deadline:
                         time.sleep(0.002)
                     before = len(lines)
                 else:
                     time.sleep(0.05)
-                    before = len(out.read_text().splitlines())
+                    before = len(complete_lines(out))
                 t0 = time.perf_counter()
                 result = client.call_tool("find_references", call_args(rel, line, col))
                 t1 = time.perf_counter()
