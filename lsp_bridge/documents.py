@@ -22,6 +22,7 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".v
                        "dist", "build", ".next", ".eggs"})
 
 Stat = tuple[int, int]  # (mtime_ns, size)
+MAX_QUIET_STATS = 256  # linked files DocumentStore.quiet stats itself; with more, the scan runs (in a thread)
 
 
 def file_hash(data: bytes) -> str:
@@ -188,12 +189,13 @@ class DocumentStore:
             for folder in sorted(changes.new_folders):
                 candidates.update(self._watch_new_folder(Path(folder)))
             candidates.update(p for p in list(self.open) if not watch.watching(str(p.parent)))
+            candidates.update(self._linked)  # an edit through a link's other path raises no event here
             found: dict[Path, Stat | None] = {}
             for path in candidates:
                 doc = self.open.get(path)
                 before = doc.stat if doc is not None else self.snapshot.get(path)
                 now, linked = stat_linked(path)
-                if linked or now is None:
+                if linked:
                     self._linked.add(path)
                 else:
                     self._linked.discard(path)
@@ -205,15 +207,20 @@ class DocumentStore:
     def quiet(self) -> bool:
         """True when the watch shows that nothing changed since the last scan, so the scan would
         find nothing and need not run: no event queued, none lost, nothing found and unapplied,
-        no scan under way, and the open documents in unwatched folders unchanged (stat'ed here)."""
+        no scan under way, and the open documents in unwatched folders and the linked files
+        unchanged (stat'ed here, as a scan would; past MAX_QUIET_STATS of them a scan runs)."""
         watch = self._watch
-        if watch is None or watch.broken or not self._lock.acquire(blocking=False):
+        if watch is None or watch.broken or len(self._linked) > MAX_QUIET_STATS or not self._lock.acquire(blocking=False):
             return False
         try:
             if self._unapplied or watch.pending():
                 return False
             for path, doc in self.open.items():
                 if not watch.watching(os.path.dirname(path)) and stat_of(path) != doc.stat:
+                    return False
+            for path in self._linked:
+                opened = self.open.get(path)
+                if stat_of(path) != (opened.stat if opened is not None else self.snapshot.get(path)):
                     return False
             self._quiet_at = self._scans
             return True

@@ -92,7 +92,13 @@ def test_links_unknown_files_and_unwatched_folders_are_not_trusted(tree: Path, s
     assert store.quiet()
     _bump(elsewhere / "target.py", "# edited through the target\n")
     _bump(elsewhere / "hard.py", "# edited through the other link\n")
-    assert store.vouches()
+    assert store.vouches()  # (the watch saw nothing: links are never taken on its word)
+    # The quiet look and the scan stat the linked files themselves, so the server hears of it.
+    assert not store.quiet()
+    found = store.scan()
+    assert set(found) == {tree / "pkg/link.py", tree / "pkg/hard.py"}
+    store.apply_scan(found)
+    assert store.quiet()
     # A file the store hears of outside a walk or scan is stat'ed until a scan has looked at it.
     new = tree / "pkg/new.py"
     new.write_text("y = 2\n")
