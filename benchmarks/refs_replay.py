@@ -58,6 +58,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--other-convert", type=Path, help="another lsp_bridge/convert.py (e.g. main's): its "
                     "plain_locations timed on the same answer, alternating call by call with this one's")
+    ap.add_argument("--other-code", type=Path, help="another checkout (e.g. main's): its from_locations and "
+                    "reference_page.page timed on the same locations, alternating call by call with this one's "
+                    "(the same outputs asserted)")
     args = ap.parse_args()
     other = None
     if args.other_convert is not None:
@@ -65,6 +68,7 @@ def main() -> int:
         assert spec is not None and spec.loader is not None
         other = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(other)
+    theirs = _other_code(args.other_code) if args.other_code is not None else None
     corpus = CORPORA[args.corpus]
     source = corpus.tree(search_dirs(None))
     work = CACHE / "refs-replay" / source.name
@@ -132,6 +136,8 @@ def main() -> int:
                 assert json.dumps(again["result"], sort_keys=True) == want, "the replayed answer differs"
             finally:
                 LspSession.references = _references  # type: ignore[method-assign]
+            if theirs is not None:
+                print(f"{name:28} " + _compare_stages(daemon.ctx, located, theirs, args.rounds))
             med = statistics.median
             print(f"{name:28} {reply['result']['data']['count']:5} refs, reply {sink.size:7} B: answer+encode "
                   f"{med(whole) * 1e3:6.2f} ms (+ plain_locations {med(conv) * 1e3:5.2f} ms), of which encode "
@@ -141,6 +147,57 @@ def main() -> int:
         daemon.close()
         shutil.rmtree(work.parent, ignore_errors=True)
     return 0
+
+
+def _other_code(root: Path) -> tuple[Any, Any]:
+    """`root`'s agent/semantic/references.py and reference_page.py, loaded beside this checkout's
+    (as modules of this agent.semantic package: their relative imports are this checkout's)."""
+    loaded = []
+    for name in ("references", "reference_page"):
+        spec = importlib.util.spec_from_file_location(f"agent.semantic._other_{name}",
+                                                      root / "agent" / "semantic" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # (dataclasses look their module up)
+        spec.loader.exec_module(module)
+        loaded.append(module)
+    return loaded[0], loaded[1]
+
+
+def _compare_stages(ctx: Any, located: Any, theirs: tuple[Any, Any], rounds: int) -> str:
+    """Median thread CPU of from_locations and page (fresh Outlines each call, as a request has),
+    this checkout's against the other's, alternating call by call."""
+    import inspect
+
+    from agent.semantic import reference_page, references
+    from agent.semantic.outlines import Outlines
+
+    other_refs, other_page = theirs
+    times: dict[str, list[float]] = {"from_locations": [], "from_locations other": [], "page": [], "page other": []}
+
+    def paged(module: Any, refs: Any) -> Any:
+        outlines = Outlines(ctx)
+        extra = {"in_file": outlines.in_file} if "in_file" in inspect.signature(module.page).parameters else {}
+        t0 = time.thread_time()
+        got = module.page(refs.by_file, outlines.lines.line, outlines.where, offset=0, limit=10**6, budget=20000,
+                          whole=True, **extra)
+        return time.thread_time() - t0, got
+
+    for _ in range(rounds):
+        t0 = time.thread_time()
+        mine = references.from_locations(ctx, located)
+        times["from_locations"].append(time.thread_time() - t0)
+        t0 = time.thread_time()
+        other = other_refs.from_locations(ctx, located)
+        times["from_locations other"].append(time.thread_time() - t0)
+        assert (mine.by_file, mine.external) == (other.by_file, other.external)
+        dt, a = paged(reference_page, mine)
+        times["page"].append(dt)
+        dt, b = paged(other_page, mine)
+        times["page other"].append(dt)
+        assert (a.files, a.text, a.whole_text, a.listed, a.left_files) == (b.files, b.text, b.whole_text, b.listed,
+                                                                           b.left_files)
+    return ", ".join(f"{key} {statistics.median(v) * 1e3:.3f} ms" for key, v in times.items())
 
 
 if __name__ == "__main__":
