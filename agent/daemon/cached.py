@@ -43,6 +43,7 @@ from ..semantic.walkcache import walk_cache
 from ..semantic.watchguard import WatchGuard
 from ..toolcontext import ToolContext
 from .protocol import EncodedResult
+from .wire import result_head
 
 
 class CachedCalls:
@@ -89,7 +90,9 @@ class CachedCalls:
         if not watcher.pending():
             hit = self.cache.get(self._key(name, call))
             if hit is not None:
-                return EncodedResult(hit)
+                kept = EncodedResult(hit.encoded)
+                kept.head = hit.head  # (sent before it, as any result's head: the CLI reads it alone)
+                return kept
         epoch, generation, started = self.cache.epoch, watcher.generation, time.time_ns()
         result = self.registry.execute(self.ctx, tool, params).to_dict()
         if self.computed is not None:
@@ -101,7 +104,8 @@ class CachedCalls:
             paths = named_paths(self.ctx.workspace.root, data, also)
             stamps = stamps_of(paths, started) if paths is not None else None
             if stamps is not None and not watcher.pending():
-                self.cache.put(self._key(name, call), {**result, "data": {**data, "cached": True}}, stamps, epoch)
+                stored = {**result, "data": {**data, "cached": True}}
+                self.cache.put(self._key(name, call), stored, stamps, epoch, head=result_head(stored))
         return result
 
     def _key(self, name: str, call: dict[str, Any]) -> str:
