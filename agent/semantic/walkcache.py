@@ -8,10 +8,10 @@ call, agent/daemon/cached.py; a watched session once, session_watch.py); its tok
 owner's epoch and the watch's generation, and None while the watch is unhealthy or holds events
 no drain has seen. Every file event in a watched folder (the watch's mask includes writes, so a
 size change or a .gitignore edit counts) bumps the epoch (the daemon's query cache is emptied),
-which retires every selection. What the watch does not see - the
-walk visits hidden folders, which the watch leaves out, and symlinked files point elsewhere - is
-covered by the stat signatures of those folders, their selected files and .gitignore, and the
-links' targets, checked again on each reuse (querycache.stamps_of, with its 2 s racy rule)."""
+which retires every selection. What the watch does not see - the walk visits hidden folders,
+which the watch leaves out, and symlinked files point elsewhere - is covered by the stat
+signatures of those folders, their selected files and .gitignore, and the links' targets,
+checked again on each reuse (querycache.stamps_of, with its 2 s racy rule)."""
 
 from __future__ import annotations
 
@@ -118,9 +118,5 @@ def start_on_first_need(ctx: ToolContext, start: Callable[[], object]) -> None:
 def kept_walks(ctx: ToolContext) -> WalkCache | None:
     """The store if this session keeps selections (the daemon, a watched session), else None."""
     if not ctx.has_service(_SERVICE) and ctx.has_service(_START):
-        ctx.service(_START, lambda: _nothing)()
+        ctx.service(_START, lambda: lambda: None)()  # (the start is there: this factory is not called)
     return walk_cache(ctx) if ctx.has_service(_SERVICE) else None
-
-
-def _nothing() -> None:
-    return None
