@@ -24,7 +24,7 @@ from .errors import CodeagentError, LLMError, ToolUsageError
 from .llm import Model, ProtocolChanged, Reply, ToolCall
 from .registry import Registry, Tool
 from .result import ToolResult, bounded
-from .semantic.session_watch import watch_session
+from .semantic.session_watch import watch_later
 from .semantic.upkeep import ServerUpkeep
 from .stuck import StuckDetector, StuckError
 from .toolcontext import ToolContext
@@ -127,7 +127,7 @@ class Agent:
 
     def run(self) -> Outcome:
         self.started = time.monotonic()
-        watch_session(self.ctx)  # searches keep their walk under a folder watch, as in the daemon
+        watch_later(self.ctx)  # searches keep their walk under a folder watch, as in the daemon (from the first)
         while True:
             try:
                 self.step()

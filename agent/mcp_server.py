@@ -29,7 +29,7 @@ from . import __version__
 from .mcp_stdio import stdio_transport
 from .registry import Registry, Tool
 from .result import ToolResult, bounded
-from .semantic.session_watch import watch_session
+from .semantic.session_watch import watch_later
 from .semantic.upkeep import ServerUpkeep
 from .toolcontext import ToolContext
 
@@ -110,7 +110,7 @@ class ToolServer:
         self.semantic_started = False
         self._lock = anyio.Lock()  # calls run one at a time: one journal, one set of language servers
         self.upkeep = ServerUpkeep(ctx)  # under the lock, between calls
-        watch_session(ctx)  # searches keep their walk under a folder watch, as in the daemon
+        watch_later(ctx)  # searches keep their walk under a folder watch, as in the daemon (from the first)
         self._tasks: anyio.abc.TaskGroup | None = None
         settings = ctx.settings.mcp
         self.max_text, self.max_structured = settings.max_text_chars, settings.max_structured_chars

@@ -61,6 +61,9 @@ def main() -> int:
                     "stat'ed (lines_checked, as before hotstat) and under the watch's word (answer_lines), alternating")
     ap.add_argument("--other-convert", type=Path, help="another lsp_bridge/convert.py (e.g. main's): its "
                     "plain_locations timed on the same answer, alternating call by call with this one's")
+    ap.add_argument("--other-code", type=Path, help="another checkout (e.g. main's): its from_locations and "
+                    "reference_page.page timed on the same locations, alternating call by call with this one's "
+                    "(the same outputs asserted)")
     args = ap.parse_args()
     other = None
     if args.other_convert is not None:
@@ -68,6 +71,7 @@ def main() -> int:
         assert spec is not None and spec.loader is not None
         other = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(other)
+    other_code = _other_code(args.other_code) if args.other_code is not None else None
     corpus = CORPORA[args.corpus]
     source = corpus.tree(search_dirs(None))
     work = CACHE / "refs-replay" / source.name
@@ -124,18 +128,20 @@ def main() -> int:
                 whole, conv, enc, conv_other, stat_each, on_word = [], [], [], [], [], []
                 files = CAPTURED.get("files")
                 want = json.dumps(reply["result"], sort_keys=True)
-                for _ in range(args.rounds):
+                for turn in range(args.rounds):
                     t0 = time.thread_time()
                     again = ask(rel, line, col)
                     whole.append(time.thread_time() - t0)
-                    t0 = time.thread_time()
-                    _plain_locations(result, lines_of, encoding)
-                    conv.append(time.thread_time() - t0)
-                    if other is not None:
+                    # (with another convert, which one goes first alternates: the first meets colder caches)
+                    for side in ((0, 1) if turn % 2 == 0 or other is None else (1, 0)):
                         t0 = time.thread_time()
-                        theirs = other.plain_locations(result, lines_of, encoding)
-                        conv_other.append(time.thread_time() - t0)
-                        assert theirs == located
+                        if side == 0:
+                            _plain_locations(result, lines_of, encoding)
+                            conv.append(time.thread_time() - t0)
+                        elif other is not None:
+                            theirs = other.plain_locations(result, lines_of, encoding)
+                            conv_other.append(time.thread_time() - t0)
+                            assert theirs == located
                     if args.stat_ab and files is not None:
                         t0 = time.thread_time()
                         stat_each.append((_plain_locations(result, files.lines_checked, encoding), time.thread_time() - t0))
@@ -148,6 +154,8 @@ def main() -> int:
                 assert json.dumps(again["result"], sort_keys=True) == want, "the replayed answer differs"
             finally:
                 LspSession.references = _references  # type: ignore[method-assign]
+            if other_code is not None:
+                print(f"{name:28} " + _compare_stages(daemon.ctx, located, other_code, args.rounds, (rel, line, col)))
             med = statistics.median
             print(f"{name:28} {reply['result']['data']['count']:5} refs, reply {sink.size:7} B: answer+encode "
                   f"{med(whole) * 1e3:6.2f} ms (+ plain_locations {med(conv) * 1e3:5.2f} ms), of which encode "
@@ -161,6 +169,64 @@ def main() -> int:
         daemon.close()
         shutil.rmtree(work.parent, ignore_errors=True)
     return 0
+
+
+def _other_code(root: Path) -> tuple[Any, Any, Any]:
+    """`root`'s agent/semantic/references.py, reference_page.py and target.py, loaded beside this
+    checkout's (as modules of this agent.semantic package: their relative imports are this checkout's)."""
+    loaded = []
+    for name in ("references", "reference_page", "target"):
+        spec = importlib.util.spec_from_file_location(f"agent.semantic._other_{name}",
+                                                      root / "agent" / "semantic" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # (dataclasses look their module up)
+        spec.loader.exec_module(module)
+        loaded.append(module)
+    return loaded[0], loaded[1], loaded[2]
+
+
+def _compare_stages(ctx: Any, located: Any, theirs: tuple[Any, Any, Any], rounds: int, where: tuple[str, int, int]) -> str:
+    """Median thread CPU of resolve_target, from_locations and page (fresh Outlines each call, as
+    a request has), this checkout's against the other's, alternating call by call."""
+    import inspect
+
+    from agent.semantic import reference_page, references, target
+    from agent.semantic.outlines import Outlines
+
+    other_refs, other_page, other_target = theirs
+    times: dict[str, list[float]] = {"resolve_target": [], "resolve_target other": [], "from_locations": [],
+                                     "from_locations other": [], "page": [], "page other": []}
+
+    def paged(module: Any, refs: Any) -> Any:
+        outlines = Outlines(ctx)
+        extra = {"in_file": outlines.in_file} if "in_file" in inspect.signature(module.page).parameters else {}
+        t0 = time.thread_time()
+        got = module.page(refs.by_file, outlines.lines.line, outlines.where, offset=0, limit=10**6, budget=20000,
+                          whole=True, **extra)
+        return time.thread_time() - t0, got
+
+    def timed(key: str, fn: Any, *args: Any) -> Any:
+        t0 = time.thread_time()
+        got = fn(*args)
+        times[key].append(time.thread_time() - t0)
+        return got
+
+    for turn in range(rounds):  # which side goes first alternates too (the first call meets colder caches)
+        sides = [("", target, references, reference_page), (" other", other_target, other_refs, other_page)]
+        if turn % 2:
+            sides.reverse()
+        got = {}
+        for tag, tgt, refs_module, page_module in sides:
+            found = timed("resolve_target" + tag, tgt.resolve_target, ctx, *where, None)
+            refs = timed("from_locations" + tag, refs_module.from_locations, ctx, located)
+            dt, paged_once = paged(page_module, refs)
+            times["page" + tag].append(dt)
+            got[tag] = ((found.name, found.pos, found.path), (refs.by_file, refs.external),
+                        (paged_once.files, paged_once.text, paged_once.whole_text, paged_once.listed,
+                         paged_once.left_files))
+        assert got[""] == got[" other"]
+    return ", ".join(f"{key} {statistics.median(v) * 1e3:.3f} ms" for key, v in times.items())
 
 
 if __name__ == "__main__":

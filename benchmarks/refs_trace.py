@@ -98,7 +98,11 @@ def last_tool_trace(out: Path, after: int) -> dict[str, Any]:
         time.sleep(0.005)
         lines = complete_lines(out)
     for line in reversed(lines[after:]):
-        rec = json.loads(line)
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:  # the daemon is still writing it
+            time.sleep(0.05)
+            return last_tool_trace(out, after)
         if any(e[0] == "calls.call>" for e in rec["events"]):
             return rec  # type: ignore[no-any-return]
     raise RuntimeError("no traced tool request")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types as lsp
 
@@ -81,30 +82,43 @@ def plain_locations(result: object, lines_of: LinesOf, encoding: Encoding) -> li
 
 
 def _located(sites: Iterable[Site], lines_of: LinesOf, encoding: Encoding) -> list[FileLocation]:
-    files: dict[str, tuple[Path, str, TextLines | None] | None] = {}  # uri -> (path, str(path), lines)
+    files: dict[str, tuple[Path, str, list[str] | None] | None] = {}  # uri -> (path, str(path), lines)
     found: dict[tuple[str, int, int, int, int], FileLocation] = {}
+    code_points = encoding == "utf-32"
     for uri, sl, sc, el, ec in sites:
-        if uri not in files:
+        known = files.get(uri, _UNSEEN)
+        if known is _UNSEEN:
             try:
                 path = uri_to_path(uri)
             except InvalidEdit:  # e.g. an "untitled:" or virtual document: nothing a tool can open
-                files[uri] = None
+                known = None
             else:
-                files[uri] = (path, str(path), lines_of(path))
-        known = files[uri]
+                lines = lines_of(path)
+                known = (path, str(path), None if lines is None else lines.lines)
+            files[uri] = known
         if known is None:
             continue
-        path, shown, lines = known
-        if lines is not None:  # else (unreadable file) the server's columns are the best we have
-            text = lines.lines
-            sc = from_units(text[sl] if 0 <= sl < len(text) else "", sc, encoding)
-            ec = from_units(text[el] if 0 <= el < len(text) else "", ec, encoding)
+        path, shown, text = known
+        if text is not None:  # else (unreadable file) the server's columns are the best we have
+            # from_units, its common case inline (an ASCII line, or code points: a clamp).
+            line = text[sl] if 0 <= sl < len(text) else ""
+            if sc > 0 and (code_points or line.isascii()):
+                sc = min(sc, len(line))
+            else:
+                sc = from_units(line, sc, encoding)
+            if el != sl:
+                line = text[el] if 0 <= el < len(text) else ""
+            if ec > 0 and (code_points or line.isascii()):
+                ec = min(ec, len(line))
+            else:
+                ec = from_units(line, ec, encoding)
         key = (shown, sl, sc, el, ec)
         if key not in found:
             found[key] = _location(path, sl, sc, el, ec)
     return [found[key] for key in sorted(found)]
 
 
+_UNSEEN: Any = object()  # (files.get's default: None is a URI no tool can open)
 _new = object.__new__
 _line, _character = vars(Position)["line"].__set__, vars(Position)["character"].__set__  # slot descriptors
 _start, _end = vars(Range)["start"].__set__, vars(Range)["end"].__set__

@@ -132,6 +132,17 @@ def test_a_result_is_sent_after_its_head_and_read_without_decoding_it(result: di
         {"data": {k: data[k] for k in wire.HEAD_DATA if k in data}} if set(wire.HEAD_DATA) & set(data) else {})
 
 
+@pytest.mark.parametrize("result", RESULTS)
+def test_a_kept_result_with_its_head_is_sent_as_the_computed_one(result: dict[str, object]) -> None:
+    """The daemon's query cache keeps an answer's head beside its bytes (daemon/cached.py): the
+    reply is then byte for byte the one the computed answer gets, head first."""
+    kept = protocol.EncodedResult(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+    kept.head = json.dumps(wire.result_head(result), ensure_ascii=False).encode("utf-8")
+    line = _sent({"ok": True, "result": kept})
+    assert line == _sent({"ok": True, "result": result})
+    assert wire.split_reply(line) == (wire.result_head(result), kept)
+
+
 def test_a_kept_result_and_other_replies_keep_their_shape() -> None:
     kept = protocol.EncodedResult(json.dumps(RESULTS[0], ensure_ascii=False).encode("utf-8"))
     line = _sent({"ok": True, "result": kept})

@@ -22,12 +22,13 @@ written file's event "has not arrived yet"; checking it costs a select on the wa
   not stored (the same mtime tick could hide a second change);
 - a tool that changes files or runs commands empties the cache before and after it runs.
 Settings are part of the key; a changed user or project config restarts the daemon anyway.
+search_in_files' kept walks follow the same rule: agent/semantic/watchguard.py, the one an agent
+run and the MCP server use too, given this cache's epoch (bumped by every invalidation above).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import time
 from collections.abc import Callable
@@ -39,9 +40,10 @@ from ..semantic.name_occurrences import SourceListing
 from ..semantic.querycache import CACHED_TOOLS, QueryCache, named_paths, query_cache, stamps_of
 from ..semantic.sessions import running_sessions
 from ..semantic.walkcache import walk_cache
-from ..semantic.watch import NewFileWatcher
+from ..semantic.watchguard import WatchGuard
 from ..toolcontext import ToolContext
 from .protocol import EncodedResult
+from .wire import result_head
 
 
 class CachedCalls:
@@ -57,16 +59,19 @@ class CachedCalls:
         self.computed = computed
         self._generation: int | None = None  # of the watch, when entries were last valid
         self.walks = walk_cache(ctx)  # search_in_files' selections, valid under the same rule
+        self._guard: WatchGuard | None = None  # the walks' guard: the watch's rule, with the cache's epoch
 
     def call(self, name: str, args: dict[str, Any], listing: SourceListing | None) -> dict[str, Any] | EncodedResult:
         """The result of one call: a dict, or a kept answer as its JSON (data `cached` is true);
         `listing` was polled just before (None: no watch yet)."""
-        watcher = listing.watcher if listing is not None else None
-        healthy = watcher is not None and watcher.healthy and watcher.events is not None
-        if not healthy or watcher is None or watcher.events or watcher.generation != self._generation:
+        if listing is not None and (self._guard is None or self._guard.watcher is not listing.watcher):
+            self._guard = WatchGuard(listing.watcher, lambda: self.cache.epoch)
+        guard = self._guard if listing is not None else None
+        watcher = guard.watcher if guard is not None and guard.knows() else None  # None: nothing can be known
+        if watcher is None or watcher.events or watcher.generation != self._generation:
             self.cache.invalidate()  # something changed, or nothing can be known
-            self._generation = watcher.generation if healthy and watcher is not None else None
-        self.walks.guard = _WatchGuard(self.cache, watcher) if healthy and watcher is not None else None
+            self._generation = watcher.generation if watcher is not None else None
+        self.walks.guard = guard if watcher is not None else None
         try:
             tool, params = self.registry.validate(name, args)
         except ToolUsageError:
@@ -77,7 +82,7 @@ class CachedCalls:
                 return self.registry.execute(self.ctx, tool, params).to_dict()
             finally:
                 self.cache.invalidate()
-        if name not in CACHED_TOOLS or not healthy or watcher is None or not self.ctx.settings.lsp.query_cache:
+        if name not in CACHED_TOOLS or watcher is None or not self.ctx.settings.lsp.query_cache:
             return self.registry.execute(self.ctx, tool, params).to_dict()
         call = params.model_dump(mode="json")
         if isinstance(call.get("file_path"), str):
@@ -85,7 +90,9 @@ class CachedCalls:
         if not watcher.pending():
             hit = self.cache.get(self._key(name, call))
             if hit is not None:
-                return EncodedResult(hit)
+                kept = EncodedResult(hit.encoded)
+                kept.head = hit.head  # (sent before it, as any result's head: the CLI reads it alone)
+                return kept
         epoch, generation, started = self.cache.epoch, watcher.generation, time.time_ns()
         result = self.registry.execute(self.ctx, tool, params).to_dict()
         if self.computed is not None:
@@ -97,27 +104,11 @@ class CachedCalls:
             paths = named_paths(self.ctx.workspace.root, data, also)
             stamps = stamps_of(paths, started) if paths is not None else None
             if stamps is not None and not watcher.pending():
-                self.cache.put(self._key(name, call), {**result, "data": {**data, "cached": True}}, stamps, epoch)
+                stored = {**result, "data": {**data, "cached": True}}
+                self.cache.put(self._key(name, call), stored, stamps, epoch, head=result_head(stored))
         return result
 
     def _key(self, name: str, call: dict[str, Any]) -> str:
         servers = sorted((s.spec.name, s.pid or 0) for s in running_sessions(self.ctx))
         return json.dumps([name, call, self.settings_id, servers], sort_keys=True, separators=(",", ":"))
 
-
-class _WatchGuard:
-    """A kept walk is valid while the query cache's epoch (bumped by every invalidation above)
-    and the watch's generation stay, with the watch healthy and nothing queued undrained."""
-
-    def __init__(self, cache: QueryCache, watcher: NewFileWatcher):
-        self.cache = cache
-        self.watcher = watcher
-
-    def token(self) -> object | None:
-        w = self.watcher
-        if not w.healthy or w.events is None or w.pending():
-            return None
-        return (self.cache.epoch, w.generation)
-
-    def watches(self, folder: str) -> bool:
-        return self.watcher.covers(os.path.join(folder, "-"))  # covers() looks at a file's folder

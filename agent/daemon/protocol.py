@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from .wire import AFTER_HEAD as AFTER_HEAD
+from .wire import HEAD_REPLY as HEAD_REPLY
 from .wire import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from .wire import PROTOCOL_VERSION, code_folder_names, private, result_head, sha256, state_name
 from .wire import REPLY_HEAD as REPLY_HEAD
@@ -117,12 +119,18 @@ def inputs_id(root: Path | str, env: Mapping[str, str] | None = None) -> str:
 
 
 class EncodedResult(bytes):
-    """A reply's "result" already encoded as UTF-8 JSON (an answer the daemon kept): sent as it is."""
+    """A reply's "result" already encoded as UTF-8 JSON (an answer the daemon kept): sent as it is,
+    after its `head` (wire.result_head, encoded alike) when it has one."""
+
+    head: bytes | None = None
 
 
 def send_message(sock: Stream, obj: dict[str, Any]) -> None:
     result = obj.get("result")
     if isinstance(result, EncodedResult):  # spliced into the reply, not encoded again
+        if result.head is not None and list(obj) == ["ok", "result"] and obj["ok"] is True:  # (json.dumps' bytes)
+            sock.sendall(HEAD_REPLY + result.head + AFTER_HEAD + result + b"}\n")
+            return
         head = json.dumps({k: v for k, v in obj.items() if k != "result"}, ensure_ascii=False)[:-1]
         sock.sendall(head.encode("utf-8") + (b', "result": ' if head != "{" else b'"result": ') + result + b"}\n")
         return

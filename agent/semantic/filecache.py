@@ -232,6 +232,13 @@ class FileCache:
             self._chars -= len(dropped or "")
             self._index(gone, dropped, add=False)
 
+    def held_lines(self, rel: str, text: str) -> list[str] | None:
+        """The split of `text` when it is the text held split for `rel` (no stat, no read: the
+        split of a text is the same whatever the file says now), else None."""
+        with self._lock:
+            cached = self._lines.get(rel)
+        return cached[1] if cached is not None and (cached[0] is text or cached[0] == text) else None
+
     def lines(self, rel: str) -> list[str] | None:
         """The file's lines (split once while the file is unchanged)."""
         text = self.text(rel)

@@ -3,6 +3,8 @@ session's file cache, split once per file while it is unchanged)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..toolcontext import ToolContext
 from .filecache import FileCache, file_cache
 
@@ -16,6 +18,22 @@ class LineCache:
         self.files: FileCache = file_cache(ctx)
         self._lines: dict[str, list[str] | None] = {}
 
+    def in_file(self, rel: str) -> Callable[[int], str]:
+        """`line` bound to one file (its lines looked up once)."""
+        if rel not in self._lines:
+            self._lines[rel] = self.files.lines(rel)
+        lines = self._lines[rel]
+        if lines is None:
+            return _no_line
+        count = len(lines)
+
+        def line(line0: int) -> str:
+            if line0 >= count:
+                return ""
+            text = lines[line0].strip()
+            return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"
+        return line
+
     def line(self, rel: str, line0: int) -> str:
         if rel not in self._lines:
             self._lines[rel] = self.files.lines(rel)
@@ -24,3 +42,7 @@ class LineCache:
             return ""
         text = lines[line0].strip()
         return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"
+
+
+def _no_line(line0: int) -> str:
+    return ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -77,6 +78,23 @@ class Outlines:
         level the module itself (`shapes.registry`, "module")."""
         sym = self.enclosing(rel, line0, col0)
         return (sym.name_path, sym.kind) if sym is not None else (module_name(rel), MODULE)
+
+    def in_file(self, rel: str) -> tuple[Callable[[int], str], Callable[[int, int], tuple[str, str]]]:
+        """`lines.line` and `where` bound to one file, its lines and outline looked up once (a
+        references page asks both for each of hundreds of references in a few dozen files)."""
+        text_of = self.lines.in_file(rel)
+        symbols, starts = self._read(rel)
+        module = (module_name(rel), MODULE)
+        cut = bisect.bisect_right
+
+        def where(line0: int, col0: int) -> tuple[str, str]:
+            pos = (line0, col0)
+            for i in range(cut(starts, pos) - 1, -1, -1):  # as `enclosing`
+                sym = symbols[i]
+                if pos < (sym.end_line - 1, sym.end_column - 1):
+                    return (sym.name_path, sym.kind)
+            return module
+        return text_of, where
 
     def named_at(self, rel: str, line0: int, col0: int) -> Symbol | None:
         """The definition whose name token starts at the 0-based position."""

@@ -11,7 +11,8 @@ fallback would pin the degraded answer).
 An entry holds the result and the stat signature (mtime, size, inode) of each file its data names
 (the queried file included): checked again on every hit, they catch what no folder watch sees
 (files in unwatched folders such as an installed package, writes through mmap). Kept as the
-UTF-8 JSON the daemon sends (encoding a 1,500-reference answer takes longer than finding it).
+UTF-8 JSON the daemon sends (encoding a 1,500-reference answer takes longer than finding it),
+with the head the daemon sends before it (what the CLI reads of it without decoding the rest).
 Bounded by entries and by bytes (least recently used first out)."""
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ Stamp = tuple[str, Signature | None]
 class Entry:
     encoded: bytes  # the result as UTF-8 JSON, ready to send (a big answer takes longer to encode than to look up)
     stamps: tuple[Stamp, ...]
+    head: bytes | None = None  # what is sent before it (daemon/wire.result_head), encoded alike
+
+    @property
+    def size(self) -> int:
+        return len(self.encoded) + len(self.head or b"")
 
 
 def signature(path: str) -> Signature | None:
@@ -113,7 +119,7 @@ class QueryCache:
             self._bytes = 0
             self.epoch += 1
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str) -> Entry | None:
         """The stored result, if its files still have the signatures they had."""
         with self._lock:
             entry = self._entries.get(key)
@@ -123,18 +129,20 @@ class QueryCache:
             with self._lock:
                 if self._entries.get(key) is entry:
                     del self._entries[key]
-                    self._bytes -= len(entry.encoded)
+                    self._bytes -= entry.size
             return None
         with self._lock:
             if key in self._entries:
                 self._entries.move_to_end(key)
-        return entry.encoded
+        return entry
 
-    def put(self, key: str, result: dict[str, Any], stamps: tuple[Stamp, ...], epoch: int) -> bool:
-        """Keep `result`, computed while the cache was at `epoch`; False when an invalidation
-        came in between or it is bigger than the whole cache."""
+    def put(self, key: str, result: dict[str, Any], stamps: tuple[Stamp, ...], epoch: int,
+            head: dict[str, Any] | None = None) -> bool:
+        """Keep `result` (and the `head` sent before it), computed while the cache was at `epoch`;
+        False when an invalidation came in between or it is bigger than the whole cache."""
         encoded = json.dumps(result, ensure_ascii=False).encode("utf-8")
-        size = len(encoded)
+        head_bytes = json.dumps(head, ensure_ascii=False).encode("utf-8") if head is not None else None
+        size = len(encoded) + len(head_bytes or b"")
         if size > self.max_bytes:
             return False
         with self._lock:
@@ -142,12 +150,12 @@ class QueryCache:
                 return False
             old = self._entries.pop(key, None)
             if old is not None:
-                self._bytes -= len(old.encoded)
-            self._entries[key] = Entry(encoded, stamps)
+                self._bytes -= old.size
+            self._entries[key] = Entry(encoded, stamps, head_bytes)
             self._bytes += size
             while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
                 _, gone = self._entries.popitem(last=False)
-                self._bytes -= len(gone.encoded)
+                self._bytes -= gone.size
         return True
 
 

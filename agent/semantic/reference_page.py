@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .hits import MAX_FILES_NAMED, group_label
 
 Refs = dict[str, list[tuple[int, int, int, int]]]  # rel path -> 0-based (line, col, end_line, end_col)
 Where = Callable[[str, int, int], tuple[str, str]]  # (rel, line0, col0) -> (enclosing name, kind)
+InFile = Callable[[str], tuple[Callable[[int], str], Callable[[int, int], tuple[str, str]]]]  # rel -> both, bound
 
 
 @dataclass
@@ -47,50 +49,64 @@ class Page:
 
 
 def page(refs: Refs, line_of: Callable[[str, int], str], where: Where, *, offset: int, limit: int,
-         budget: int, whole: bool = False) -> Page:
+         budget: int, whole: bool = False, in_file: InFile | None = None) -> Page:
     """References `offset`..`offset+limit` in file order; `text` holds the first ones whose lines
     (with their file and group headers) fit in `budget` characters. With `whole`, `whole_text` is
     the text of every one, as with an unlimited budget (the same pass: a second one over 1,500
-    references costs as much as the first)."""
+    references costs as much as the first). `in_file(rel)`, when given, is `line_of` and `where`
+    bound to one file (Outlines.in_file: the file's lines and outline are looked up once, not
+    once per reference)."""
     out = Page()
     seen = 0
     used = 0
     text_full = False
     for rel in sorted(refs):
+        sites = refs[rel]
+        if seen + len(sites) <= offset:  # the whole file is before the page
+            seen += len(sites)
+            continue
+        if in_file is not None:
+            line_at, where_at = in_file(rel)
+        else:
+            line_at, where_at = partial(line_of, rel), partial(where, rel)
         groups: list[dict[str, Any]] = []
         rows: list[str] = []
         all_rows: list[str] = []
-        shown_group = None  # the group whose header the text has printed last
-        whole_group = None  # ... and the whole text
-        for ln, col, eln, ecol in refs[rel]:
+        hits: list[dict[str, Any]] = []
+        group_name: str | None = None  # the last group's "in"
+        label = ""  # ... and its header line
+        shown_group = -1  # the index of the group whose header the text has printed last
+        for ln, col, eln, ecol in sites:
             seen += 1
             if seen <= offset:
                 continue
             if out.in_page >= limit:
                 break
-            text = line_of(rel, ln)
-            name, kind = where(rel, ln, col)
-            if not groups or groups[-1]["in"] != name:
-                groups.append({"in": name, "kind": kind, "hits": []})
-            groups[-1]["hits"].append({"line": ln + 1, "column": col + 1, "end_line": eln + 1,
-                                       "end_column": ecol + 1, "text": text})
+            text = line_at(ln)
+            name, kind = where_at(ln, col)
+            new_group = not groups or group_name != name
+            if new_group:
+                hits = []
+                groups.append({"in": name, "kind": kind, "hits": hits})
+                group_name, label = name, group_label(name, kind)
+            hits.append({"line": ln + 1, "column": col + 1, "end_line": eln + 1, "end_column": ecol + 1,
+                         "text": text})
             out.in_page += 1
             row = f"    {ln + 1}:{col + 1}  {text}"
             if whole:
-                if whole_group is not groups[-1]:
-                    all_rows.append(group_label(name, kind))
-                    whole_group = groups[-1]
+                if new_group:
+                    all_rows.append(label)
                 all_rows.append(row)
             if text_full:
                 continue
-            header = group_label(name, kind) if shown_group is not groups[-1] else None
-            extra = len(row) + 1 + (0 if rows else len(rel) + 1) + (len(header) + 1 if header else 0)
+            header = shown_group != len(groups) - 1
+            extra = len(row) + 1 + (0 if rows else len(rel) + 1) + (len(label) + 1 if header else 0)
             if used + extra > budget:
                 text_full = True
                 continue
             if header:
-                rows.append(header)
-                shown_group = groups[-1]
+                rows.append(label)
+                shown_group = len(groups) - 1
             rows.append(row)
             used += extra
             out.listed += 1

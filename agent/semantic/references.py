@@ -56,7 +56,7 @@ def from_locations(ctx: ToolContext, locations: list[FileLocation]) -> RefSet:
     refs = RefSet()
     where: dict[Path, str | None] = {}  # thousands of locations share a few hundred files
     last: Path | None = None
-    rel: str | None = None
+    sites: list[tuple[int, int, int, int]] | None = None  # the current file's, None outside
     for loc in locations:
         if loc.path is not last:  # sorted by path: a file's locations come together (and share it)
             last = loc.path
@@ -64,13 +64,14 @@ def from_locations(ctx: ToolContext, locations: list[FileLocation]) -> RefSet:
                 shown = display_path(ctx, last)
                 where[last] = None if os.path.isabs(shown) else shown
             rel = where[last]
-        if rel is None:
-            refs.external.append(f"{loc.path}:{loc.range.start.line + 1}:{loc.range.start.character + 1}")
-            continue
-        r = loc.range
-        refs.add(rel, r.start.line, r.start.character, r.end.line, r.end.character)
-    for sites in refs.by_file.values():
-        sites.sort()
+            sites = None if rel is None else refs.by_file.setdefault(rel, [])
+        start, end = loc.range.start, loc.range.end
+        if sites is None:
+            refs.external.append(f"{loc.path}:{start.line + 1}:{start.character + 1}")
+        else:
+            sites.append((start.line, start.character, end.line, end.character))
+    for found in refs.by_file.values():
+        found.sort()
     return refs
 
 
@@ -95,23 +96,24 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool,
         refs, why = _syntactic_refs(target, include_declaration)
         source, complete = "syntactic", False
         notes.append(f"{server_unavailable(exc)}\n{why}")
-    if source == "lsp" and refs.count == 0:
+    total = refs.count
+    if source == "lsp" and total == 0:
         notes.append("the server found no references here (is this a name the server can resolve?)")
     # Same-file hits of a syntactic answer are its own scope analysis; only other files count.
-    confirmed = RefSet({k: list(v) for k, v in refs.by_file.items()})
-    confirmed.add(target.path, target.pos.line, target.pos.character, target.pos.line,
-                  target.pos.character + len(target.name))
-    scan = unconfirmed_hits(ctx, search, {rel: confirmed.starts(rel) for rel in confirmed.by_file},
+    confirmed = {rel: {(ln, col) for ln, col, _, _ in sites} for rel, sites in refs.by_file.items()}
+    confirmed.setdefault(target.path, set()).add((target.pos.line, target.pos.character))
+    scan = unconfirmed_hits(ctx, search, confirmed,
                             exclude=target.path if source == "syntactic" else None)
     extra = scan.hits
     outlines = Outlines(ctx)
     # Plain calls: each reference is asked once (one page pass), and both are cached per file.
     line_of, where = outlines.lines.line, outlines.where
     budget = max(1000, min(TOKEN_BUDGET * CHARS_PER_TOKEN, ctx.settings.workspace.max_output_chars - TAIL_RESERVE))
-    listed = page(refs.by_file, line_of, where, offset=offset, limit=limit, budget=budget, whole=True)
-    head = (f"{refs.count} reference(s) to {target.name} ({target.location}) in {len(refs.by_file)} file(s)"
+    listed = page(refs.by_file, line_of, where, offset=offset, limit=limit, budget=budget, whole=True,
+                  in_file=outlines.in_file)
+    head = (f"{total} reference(s) to {target.name} ({target.location}) in {len(refs.by_file)} file(s)"
             f" [{'complete' if complete else 'INCOMPLETE: ' + source}]")
-    more = listed.note(refs.count, offset, f"codeagent refs {target.location}")
+    more = listed.note(total, offset, f"codeagent refs {target.location}")
     out = [head, *notes, *listed.text, *([more] if more else [])]
     tail: list[str] = []
     if refs.external:
@@ -132,13 +134,13 @@ def find_references(ctx: ToolContext, target: Target, include_declaration: bool,
     extra_data: dict[str, Any] = {}
     if listed.left_text:  # the page's whole text, for the CLI (which never cuts what was asked)
         whole = whole_page(listed, refs.by_file, offset)
-        rest = whole.note(refs.count, offset, f"codeagent refs {target.location}")
+        rest = whole.note(total, offset, f"codeagent refs {target.location}")
         extra_data["full_output"] = "\n".join([head, *notes, *whole.text, *([rest] if rest else []), *tail])
     return ToolResult.ok(
         text, symbol=target.name, target=str(target.location), complete=complete, source=source,
-        format=FORMAT, count=refs.count, files=listed.files, offset=offset, listed=listed.listed,
-        truncated=refs.count - offset - listed.listed,
-        next_offset=offset + listed.listed if offset + listed.listed < refs.count else None,
+        format=FORMAT, count=total, files=listed.files, offset=offset, listed=listed.listed,
+        truncated=total - offset - listed.listed,
+        next_offset=offset + listed.listed if offset + listed.listed < total else None,
         external=refs.external[:50], **extra_data,
         unconfirmed=extra_rows, unconfirmed_count=len(extra), unconfirmed_unchecked_files=scan.unchecked,
     )

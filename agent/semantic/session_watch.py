@@ -2,30 +2,37 @@
 folders as the daemon does (agent/daemon/cached.py), so search_in_files reuses its walk under
 the watch (walkcache.py) instead of a stat of every listed folder and file (walkstamps.py).
 
+`watch_later` (at the session's start) costs nothing: the watch is put in place on first need,
+by the first search that would keep a walk (walkcache.kept_walks). Before that nothing is kept,
+so nothing needs the watch; the walk that first search makes comes after the watch is in place,
+so a change made after that is an event, and one made before is in the walk.
+
 `watch_session` puts the watch in place (the source listing: one walk of the folders and an
 inotify watch on each) and installs a look that runs before every tool call (ToolContext.
 before_call). The look drains the watch: servers hear of created or deleted source files, the
 file cache drops what an event named, and any event (or lost events) retires every kept walk.
-A kept walk is trusted only while the watch is healthy and nothing is queued undrained, so a
-write by a tool, a command or an editor after the look is seen by the next use. Without inotify
-(or past the kernel's watch limit) nothing is installed and walkstamps.py keeps the walks.
+Whether a kept walk is trusted is watchguard.py's rule, the daemon's too, with the session's
+own epoch; so a write by a tool, a command or an editor after the look is seen by the next use.
+Without inotify (or past the kernel's watch limit) nothing is installed and walkstamps.py keeps
+the walks.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 
 from ..toolcontext import ToolContext
 from .name_occurrences import SourceListing, source_listing
 from .sessions import notify_changed
-from .walkcache import walk_cache
+from .walkcache import start_on_first_need, walk_cache
+from .watchguard import WatchGuard
 
 
-class SessionWatch:
-    """The WalkGuard of a watched in-process session (see the module's docstring)."""
+class SessionWatch(WatchGuard):
+    """The walk guard of a watched in-process session and its look (see the module's docstring)."""
 
     def __init__(self, ctx: ToolContext, listing: SourceListing):
+        super().__init__(listing.watcher, lambda: self._epoch)
         self.ctx = ctx
         self.listing = listing
         self._epoch = 0  # bumped by every look that found an event (or lost events)
@@ -43,18 +50,14 @@ class SessionWatch:
             if watcher.events is None or watcher.events:
                 self._epoch += 1
 
-    def token(self) -> object | None:
-        watcher = self.listing.watcher
-        if not watcher.healthy or watcher.events is None or watcher.pending():
-            return None
-        return (self._epoch, watcher.generation)
 
-    def watches(self, folder: str) -> bool:
-        return self.listing.watcher.covers(os.path.join(folder, "-"))
+def watch_later(ctx: ToolContext) -> None:
+    """Make `ctx` a watched session from its first search that would keep a walk on."""
+    start_on_first_need(ctx, lambda: watch_session(ctx))
 
 
 def watch_session(ctx: ToolContext) -> SessionWatch | None:
-    """Make `ctx` a watched session (once); None when the folders cannot be watched."""
+    """Make `ctx` a watched session now (once); None when the folders cannot be watched."""
 
     def make() -> SessionWatch | None:
         listing = source_listing(ctx)

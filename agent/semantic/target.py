@@ -16,6 +16,7 @@ from ..languages import server_language, syntax_language
 from ..result import Location
 from ..toolcontext import ToolContext
 from ..workspace import TextDoc
+from .filecache import file_cache
 from .parsed import tree_for
 from .position_kind import describe_char, non_symbol_at
 from .target_docs import target_doc
@@ -99,9 +100,13 @@ def resolve_target(
     language = syntax_language(real)
     if language is None:
         raise ToolFailure(f"{doc.path}: no semantic support for this kind of file (Python, TypeScript, JavaScript)")
-    # Only the lines up to the target (and the rest in one piece): to_position needs the target's
-    # line, and the line count only when the file is shorter (then this split is whole).
-    lines = doc.text.split("\n", line) if line >= 1 else doc.text.split("\n")
+    # The split the answers' line texts keep for this very text (the target's file is nearly always
+    # in its own answer), else only the lines up to the target (and the rest in one piece):
+    # to_position needs the target's line, and the line count only when the file is shorter (then
+    # this split is whole). Line 8,000 of a 300 KB file: ~1.5 ms to split on every query.
+    lines = file_cache(ctx).held_lines(doc.path, doc.text)
+    if lines is None:
+        lines = doc.text.split("\n", line) if line >= 1 else doc.text.split("\n")
     pos = to_position(doc, line, column, lines)
     text_line = lines[pos.line]
     found = identifier_at(text_line, pos.character)

@@ -1,21 +1,24 @@
 """The file selections of search_in_files (the gitignore-aware walk and a stat per file), kept by
-a long-lived session (the daemon) while nothing can have changed them. ripgrep always runs on
-the selection, so answers stay fresh: only the walk is reused.
+a long-lived session under a folder watch (the daemon, an agent run, the MCP server) while
+nothing can have changed them. ripgrep always runs on the selection, so answers stay fresh: only
+the walk is reused.
 
-Validity is the query cache's (agent/daemon/cached.py): the daemon installs a `WalkGuard` before
-each call; its token is the query cache's epoch and the watch's generation, and None while the
-watch is unhealthy or holds events no drain has seen. Every file event in a watched folder (the
-watch's mask includes writes, so a size change or a .gitignore edit counts) empties the query
-cache, which bumps the epoch and so retires every selection. What the watch does not see - the
-walk visits hidden folders, which the watch leaves out, and symlinked files point elsewhere - is
-covered by the stat signatures of those folders, their selected files and .gitignore, and the
-links' targets, checked again on each reuse (querycache.stamps_of, with its 2 s racy rule)."""
+Validity is watchguard.py's rule: the owner installs a `WalkGuard` (the daemon before each
+call, agent/daemon/cached.py; a watched session once, session_watch.py); its token is the
+owner's epoch and the watch's generation, and None while the watch is unhealthy or holds events
+no drain has seen. Every file event in a watched folder (the watch's mask includes writes, so a
+size change or a .gitignore edit counts) bumps the epoch (the daemon's query cache is emptied),
+which retires every selection. What the watch does not see - the walk visits hidden folders,
+which the watch leaves out, and symlinked files point elsewhere - is covered by the stat
+signatures of those folders, their selected files and .gitignore, and the links' targets,
+checked again on each reuse (querycache.stamps_of, with its 2 s racy rule)."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -25,6 +28,7 @@ from .querycache import MAX_STAMPS, Stamp, signature, stamps_of
 MAX_ENTRIES = 16
 MAX_FILES = 500_000  # over all kept selections (a Django-sized one holds ~7,000)
 _SERVICE = "semantic.walks"
+_START = "semantic.walks.start"
 
 
 class WalkGuard(Protocol):
@@ -50,7 +54,7 @@ class _Entry:
 
 class WalkCache:
     def __init__(self) -> None:
-        self.guard: WalkGuard | None = None  # set by the daemon before each call
+        self.guard: WalkGuard | None = None  # set by the owner (the daemon: before each call)
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -103,6 +107,16 @@ def walk_cache(ctx: ToolContext) -> WalkCache:
     return ctx.service(_SERVICE, WalkCache)
 
 
+def start_on_first_need(ctx: ToolContext, start: Callable[[], object]) -> None:
+    """`start()` makes this session keep selections (creating the store and its guard, or not):
+    called by the first kept_walks, not now (session_watch.watch_later: a session that never
+    searches never walks its folders for a watch). It must be idempotent (later calls are cheap
+    no-ops: it is called again while no store exists)."""
+    ctx.service(_START, lambda: start)
+
+
 def kept_walks(ctx: ToolContext) -> WalkCache | None:
-    """The store if this session keeps selections (only the daemon does), else None."""
+    """The store if this session keeps selections (the daemon, a watched session), else None."""
+    if not ctx.has_service(_SERVICE) and ctx.has_service(_START):
+        ctx.service(_START, lambda: lambda: None)()  # (the start is there: this factory is not called)
     return walk_cache(ctx) if ctx.has_service(_SERVICE) else None

@@ -1,6 +1,7 @@
 """An agent run watches the workspace's folders as the daemon does (agent/semantic/session_watch.py):
 over real HTTP, its searches keep their walk under the watch, and a file a shell command of the
-run creates is searched by the next call."""
+run creates is searched by the next call. The watch starts with the first search: a run that
+never searches never walks its folders for one."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_openai import FakeOpenAI, call, tools_reply
+from test_session_watch_lazy import inotify_instances
 
 from agent.bootstrap import open_context
 from agent.config import Settings
@@ -49,3 +51,23 @@ def test_an_agent_run_keeps_its_walk_under_the_watch_and_sees_new_files(tmp_path
     first, again, _ran, after_command, last = messages[:5]
     assert "pkg/a.py:1" in first and first == again and "pkg/c.txt" not in first
     assert "pkg/c.txt:1" in after_command and "pkg/a.py:1" in after_command and last == after_command
+
+
+def test_an_agent_run_that_never_searches_never_walks_for_a_watch(tmp_path: Path) -> None:
+    """The watch starts with the run's first search (session_watch.watch_later), not with the run."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "a.py").write_text("needle = 1\n", encoding="utf-8")
+    script: list[Any] = [
+        tools_reply(call("read_file", file_path="pkg/a.py")),
+        tools_reply(call("finish", summary="read")),
+    ]
+    with FakeOpenAI(script) as server:
+        settings = Settings.model_validate({"llm": {"base_url": server.base_url, "model": "m", "retry_backoff": 0.0}})
+        with open_context(root, settings=settings, run_id="nowatch") as ctx:
+            before = inotify_instances()
+            outcome, _ = run_agent(ctx, settings, "read a.py", toolset="text")
+            assert outcome.ok, outcome.message
+            assert ctx.before_call == [] and inotify_instances() == before  # no watch, no look before calls
+        messages = _tool_messages(server.requests[-1])
+    assert "needle = 1" in messages[0]

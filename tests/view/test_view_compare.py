@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from clikit import codeagent_command
-from viewkit import DOCS, FIXTURES, ViewServer, call, cli_env, run_script, tools_reply
+from viewkit import FIXTURES, ViewServer, call, cli_env, run_script, screenshot, tools_reply
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -50,8 +50,7 @@ def test_rename_compare_view_serves_the_comparison_and_the_form_agrees(tmp_path:
         assert "/compare/" in server.url
         page.goto(server.url)
         check_page(page)
-        DOCS.mkdir(exist_ok=True)
-        page.screenshot(path=str(DOCS / "view-compare.png"), full_page=True)
+        screenshot(page, "view-compare.png", tmp_path)
 
         page.goto(f"{server.origin}/compare?file_path=shapes/geometry.py&line=30&column=5&new_name=compute_area",
                   timeout=300_000)

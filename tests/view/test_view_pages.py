@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from clikit import codeagent_command
-from viewkit import DOCS, TASK, ViewServer, cli_env, scripted_run, stuck_run
+from viewkit import TASK, ViewServer, cli_env, screenshot, scripted_run, stuck_run
 
 from agent.trajectory import Trajectory
 from agent.workspace import Workspace
@@ -26,7 +26,8 @@ def view(buggy: Path) -> Iterator[ViewServer]:
     server.stop()
 
 
-def test_a_scripted_run_is_listed_and_its_page_shows_the_tool_calls_and_the_diff(buggy: Path, page: Any) -> None:
+def test_a_scripted_run_is_listed_and_its_page_shows_the_tool_calls_and_the_diff(buggy: Path, page: Any,
+                                                                                   tmp_path: Path) -> None:
     run_id = scripted_run(buggy)
     server = ViewServer("view", "--root", str(buggy), "--port", "0")
     try:
@@ -62,8 +63,7 @@ def test_a_scripted_run_is_listed_and_its_page_shows_the_tool_calls_and_the_diff
         assert edit.locator("table.split td.add").count() == 2
         edit.locator('button[data-layout="unified"]').click()
         page.locator('.reply summary').first.click()
-        DOCS.mkdir(exist_ok=True)
-        page.screenshot(path=str(DOCS / "view-run.png"), full_page=True)
+        screenshot(page, "view-run.png", tmp_path)
     finally:
         server.stop()
 

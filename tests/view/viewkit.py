@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from clikit import codeagent_command
 
@@ -24,6 +26,18 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 FIX_OLD = "    total = sum(values)\n    return total / len(values)\n"
 FIX_NEW = "    if not values:\n        return 0.0\n    total = sum(values)\n    return total / len(values)\n"
 TASK = "make mean([]) return 0.0 instead of raising ZeroDivisionError"
+
+
+def screenshot(page: Any, name: str, scratch: Path) -> Path:
+    """A full-page screenshot into `scratch` (checked to be a PNG); copied over docs/NAME only when
+    CODEAGENT_VIEW_SCREENSHOTS=1 asks for it, so a test run leaves the checkout as it was."""
+    shot = scratch / name
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000, shot
+    if os.environ.get("CODEAGENT_VIEW_SCREENSHOTS") == "1":
+        DOCS.mkdir(exist_ok=True)
+        shutil.copyfile(shot, DOCS / name)
+    return shot
 
 
 def cli_env(**extra: str) -> dict[str, str]:
