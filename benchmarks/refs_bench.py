@@ -16,9 +16,14 @@ over). For each corpus, in one run:
   starts the server), wall time of the command; the daemon is then stopped so its background work
   never overlaps the raw run. raw = start the same server command through the minimal client in
   rawlsp.py, initialize, open the file, wait for readiness, ask for references;
-- warm, interleaved round by round for each target: one raw request; one `codeagent refs` command
-  (daemon up, wall time of the whole process); one request to the daemon from this process, and the
-  daemon process's own CPU time for it (/proc schedstat of its threads; the servers are excluded).
+- warm, interleaved round by round for each target: a raw request beside one `codeagent refs`
+  command (daemon up, wall time of the whole process), and another raw request beside one request to
+  the daemon from this process, with the daemon process's own CPU time for it (/proc schedstat of
+  its threads; the servers are excluded). Each pair's order alternates from round to round (raw,
+  CLI, raw, daemon; then CLI, raw, daemon, raw), so both servers answer the same query twice a
+  round: the daemon's server also answers the CLI's request, and a server's time on a request
+  depends on what it did just before (`--order legacy`: raw, CLI, daemon, the order until
+  2026-12-02). "warm raw" is the median of all raw requests.
   With --cold-rounds 0 the cold part is skipped (both sides start unmeasured).
 
 Correctness: every location the raw server reports must be in codeagent's answer ("missing").
@@ -185,18 +190,22 @@ def run_corpus(key: str, corpus: Corpus, args: argparse.Namespace) -> dict[str, 
             data = got.get("data") or {}
             targets[name] = {"raw_count": len(want), "codeagent_count": data.get("count"),
                              "missing": sorted(want - codeagent_locations(data))[:20],
-                             "samples": {"raw": [], "cli": [], "daemon": [], "daemon_cpu": []}}
+                             "samples": {"raw": [], "raw_cli": [], "cli": [], "daemon": [], "daemon_cpu": []}}
         pinged = daemon.ping()
         daemon_pid = pinged.get("pid") if isinstance(pinged, dict) else None
         failures: list[str] = []
         for rnd in range(args.rounds):
             for name, rel, line, col in corpus.targets:
                 s = targets[name]["samples"]
-                dt, _refs = timed(raw.references, root / rel, line - 1, col - 1)
-                s["raw"].append(dt)
-                try:
-                    dt, _out = codeagent_refs(root, rel, line, col)
-                    s["cli"].append(dt)
+
+                def raw_request(into: str, rel: str = rel, line: int = line, col: int = col,
+                                s: dict[str, list[float]] = s) -> None:
+                    s[into].append(timed(raw.references, root / rel, line - 1, col - 1)[0])
+
+                def cli(rel: str = rel, line: int = line, col: int = col, s: dict[str, list[float]] = s) -> None:
+                    s["cli"].append(codeagent_refs(root, rel, line, col)[0])
+
+                def in_daemon(rel: str = rel, line: int = line, col: int = col, s: dict[str, list[float]] = s) -> None:
                     cpu, started = process_cpu(daemon_pid), time.perf_counter()
                     result = daemon.call_tool("find_references", call_args(rel, line, col))
                     if not result["success"]:
@@ -204,6 +213,15 @@ def run_corpus(key: str, corpus: Corpus, args: argparse.Namespace) -> dict[str, 
                     s["daemon"].append(time.perf_counter() - started)
                     if cpu is not None and (after := process_cpu(daemon_pid)) is not None:
                         s["daemon_cpu"].append(after - cpu)
+
+                if args.order == "legacy":  # raw once, then the CLI and the daemon back to back
+                    steps = [lambda: raw_request("raw"), cli, in_daemon]
+                else:  # each server gets two requests a round, each pair adjacent, who goes first alternating
+                    first = [lambda: raw_request("raw_cli"), cli, lambda: raw_request("raw"), in_daemon]
+                    steps = first if rnd % 2 == 0 else [first[1], first[0], first[3], first[2]]
+                try:
+                    for step in steps:
+                        step()
                 except Exception as exc:  # noted and left out of the figures, never hidden
                     failures.append(f"round {rnd + 1} {name}: {exc}")
                     print(f"FAILED: {failures[-1][:500]}", flush=True)
@@ -215,6 +233,9 @@ def run_corpus(key: str, corpus: Corpus, args: argparse.Namespace) -> dict[str, 
             shutil.rmtree(work.parent, ignore_errors=True)
     for tgt in targets.values():
         tgt.update({f"{k}_p50_s": statistics.median(v) for k, v in tgt["samples"].items() if v})
+        raws = tgt["samples"]["raw"] + tgt["samples"]["raw_cli"]  # balanced order: both raw requests
+        if raws:
+            tgt["raw_p50_s"] = statistics.median(raws)
         # (a failed call leaves a daemon sample out: pairs then shift, which the failures list says)
         pairs = [d / r for d, r in zip(tgt["samples"]["daemon"], tgt["samples"]["raw"], strict=False)]
         tgt["daemon_paired_ratio"] = statistics.median(pairs) if pairs else None
@@ -266,6 +287,9 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the scratch trees")
     ap.add_argument("--query-cache", action="store_true",
                     help="let the daemon answer repeats from its query cache (off: every warm round is the server's work, target 3)")
+    ap.add_argument("--order", choices=["balanced", "legacy"], default="balanced",
+                    help="warm rounds: balanced = raw, CLI, raw, daemon (then CLI, raw, daemon, raw the next "
+                         "round), so each server answers twice a round; legacy = raw, CLI, daemon (until 2026-12-02)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "refs_bench.json")
     ap.add_argument("--table-from", type=Path, nargs="+", metavar="JSON",
                     help="print one table from the results of earlier runs (e.g. one run per corpus)")
