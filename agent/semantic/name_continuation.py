@@ -7,22 +7,19 @@ Nothing here changes an answer: the parse results go into the file cache (fileca
 entries are keyed by each file's stat signature and dropped on every watch event naming it, so a
 file edited, created or deleted meanwhile is parsed afresh when a query needs it. The worker is a
 daemon thread (it never delays the daemon's exit) and waits at `between` (the daemon's "no request
-is being answered", an Event's `wait`) before each file. Its parses give way (syntax.giving_way):
-a request that arrives mid-file stops that parse at once, and the file is parsed afresh once the
-request is answered, so a big file's parse never competes with a request for the machine's cores."""
+is being answered") before each file: it never competes with a request for the interpreter, except
+for the one file it is parsing when a request arrives."""
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from collections.abc import Callable
 
 from ..languages import syntax_language
-from ..syntax.languages import ParseHalted, giving_way
 from ..toolcontext import ToolContext
-from .filecache import FileCache, file_cache
-
-Between = Callable[..., object]  # the daemon's idle Event's `wait`: blocks with no timeout, `(0)` polls
+from .filecache import file_cache
 
 MAX_PENDING = 8  # queries whose leftovers wait; past this the next query parses its own as before
 _SERVICE = "semantic.name_continuations"
@@ -31,15 +28,14 @@ _SERVICE = "semantic.name_continuations"
 class Continuations:
     def __init__(self, ctx: ToolContext):
         self.ctx = ctx
-        self._queue: queue.Queue[tuple[str, list[str], Between | None]] = queue.Queue(MAX_PENDING)
+        self._queue: queue.Queue[tuple[str, list[str], Callable[[], object] | None]] = queue.Queue(MAX_PENDING)
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._busy = 0  # submitted and not done
         self.parsed = 0  # files parsed here (for tests and profiles)
-        self.halted = 0  # parses stopped for a request (and done again after it)
 
-    def submit(self, name: str, rels: list[str], between: Between | None) -> bool:
+    def submit(self, name: str, rels: list[str], between: Callable[[], object] | None) -> bool:
         """Parse `rels` for `name` later; False when too much is waiting already."""
         with self._lock:
             try:
@@ -62,40 +58,19 @@ class Continuations:
         while True:
             name, rels, between = self._queue.get()
             try:
-                with giving_way(_busy(between)):
-                    for rel in rels:
-                        language = syntax_language(rel)
-                        if language is not None:
-                            self._parse(cache, rel, language, name, between)
+                for rel in rels:
+                    if between is not None:
+                        between()
+                    language = syntax_language(rel)
+                    if language is None or cache.cached_occurrences(rel, name) is not None:
+                        continue
+                    with contextlib.suppress(Exception):  # an unreadable file: the next query says so
+                        cache.code_occurrences(rel, language, name)
+                        self.parsed += 1
             finally:
                 with self._idle:
                     self._busy -= 1
                     self._idle.notify_all()
-
-
-    def _parse(self, cache: FileCache, rel: str, language: str, name: str, between: Between | None) -> None:
-        """Parse one file for `name` between requests; a parse a request halted starts again after it."""
-        while True:
-            if between is not None:
-                between()
-            if cache.cached_occurrences(rel, name) is not None:
-                return
-            try:
-                cache.code_occurrences(rel, language, name)
-            except ParseHalted:  # a request came: wait for it, then parse the file afresh
-                self.halted += 1
-                continue
-            except Exception:  # an unreadable file: the next query says so
-                return
-            self.parsed += 1
-            return
-
-
-def _busy(between: Between | None) -> Callable[[], bool]:
-    """Whether a request is being answered now (the idle Event's wait(0) does not wait)."""
-    if between is None:
-        return lambda: False
-    return lambda: not between(0)
 
 
 def continuations(ctx: ToolContext) -> Continuations:

@@ -9,13 +9,11 @@ precedence to earlier patterns).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import importlib
 import os
 import threading
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path, PurePath
@@ -122,51 +120,8 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-class ParseHalted(Exception):
-    """A parse under `giving_way` stopped because its `stop()` said so (no tree)."""
-
-
-GIVE_WAY_CHUNK = 64 * 1024  # bytes handed to the parser per read under `giving_way`
-
-
-@contextlib.contextmanager
-def giving_way(stop: Callable[[], bool]) -> Iterator[None]:
-    """Parses in this thread (a background one) give way to a request: a parse keeps a core busy
-    for its whole length (0.2 s for a 700 KB `.d.ts`, more for the 2 M characters a candidate may
-    have), which on a small machine the request's language server and the daemon need. Here it
-    stops with ParseHalted as soon as `stop()` is True (its parser is reset for the next parse).
-    py-tree-sitter calls a parse's progress callback only when the source is read through a
-    callback, so the source is handed over in chunks."""
-    before = getattr(_giving_way, "stop", None)
-    _giving_way.stop = stop
-    try:
-        yield
-    finally:
-        _giving_way.stop = before
-
-
-_giving_way = threading.local()
-
-
 def parse_bytes(source: bytes, language: str) -> ts.Tree:
-    parser = get_parser(language)
-    stop: Callable[[], bool] | None = getattr(_giving_way, "stop", None)
-    if stop is None:
-        return parser.parse(source)
-    halted = False
-
-    def progress(_offset: int, _has_error: bool) -> bool:
-        nonlocal halted
-        halted = halted or stop()
-        return halted
-
-    try:
-        return parser.parse(lambda at, _point: source[at:at + GIVE_WAY_CHUNK], progress_callback=progress)
-    except ValueError:  # py-tree-sitter's "Parsing failed": the progress callback halted it
-        if not halted:
-            raise
-        parser.reset()
-        raise ParseHalted from None
+    return get_parser(language).parse(source)
 
 
 def parse(text: str, language: str) -> ts.Tree:

@@ -6,13 +6,11 @@ request is being answered."""
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 from agent.bootstrap import open_context
 from agent.semantic.name_continuation import continuations
 from agent.semantic.name_occurrences import NameSearch, source_listing, unconfirmed_hits
-from agent.syntax.languages import parse
 from agent.toolcontext import ToolContext
 
 
@@ -68,47 +66,3 @@ def test_a_one_shot_session_hands_nothing_on(tmp_path: Path) -> None:
         assert _query(ctx, 5_000)[1] == 4
         assert not ctx.has_service("semantic.name_continuations")
         assert _query(ctx, 5_000)[1] == 2
-
-
-def _thread_cpu(thread: threading.Thread | None) -> float:
-    assert thread is not None and thread.native_id is not None
-    return int(Path(f"/proc/self/task/{thread.native_id}/schedstat").read_text().split()[0]) / 1e9
-
-
-def test_a_request_stops_the_parse_of_a_big_candidate(tmp_path: Path) -> None:
-    """A request that arrives while the continuation parses a big candidate stops that parse (it
-    would keep a core busy beside the request's server), and the file is parsed again, whole,
-    once the request is answered."""
-    body = "".join(f"def f{i}(a, b):\n    return [a, b, {i}]\n" for i in range(60_000))
-    text = "total = 1\n" + body
-    (tmp_path / "big.py").write_text(text, encoding="utf-8")
-    (tmp_path / "a.py").write_text("total = 2\n" + "x = 0\n" * 200, encoding="utf-8")  # fills the budget
-    started = time.perf_counter()
-    parse(text, "python")
-    alone = time.perf_counter() - started
-    assert alone > 0.2, f"big.py parses in {alone:.3f} s: too fast for the check below to tell"
-    with open_context(tmp_path) as unbounded:
-        everything, none_left = _query(unbounded, 10**9)
-    assert none_left == 0 and [h[0] for h in everything] == ["a.py", "big.py"]
-
-    idle = threading.Event()
-    idle.set()
-    with open_context(tmp_path) as ctx:
-        listing = source_listing(ctx)
-        listing.prefetch(between=idle.wait)
-        listing.poll()
-        idle.clear()
-        _, left = _query(ctx, 1_000)  # big.py is past the budget: left to the continuation
-        assert left == 1
-        work = continuations(ctx)
-        idle.set()  # between requests: big.py is being parsed
-        time.sleep(alone / 4)
-        idle.clear()  # a request arrives mid-parse
-        time.sleep(0.05)
-        cpu = _thread_cpu(work._thread)
-        time.sleep(max(0.3, alone / 2))  # the request runs: the continuation must not
-        assert _thread_cpu(work._thread) - cpu < 0.05, "the parse went on beside the request"
-        assert work.halted >= 1 and work.parsed == 0  # stopped, nothing half-parsed kept
-        idle.set()
-        assert work.settle(120) and work.parsed == 1
-        assert _query(ctx, 1_000) == (everything, 0)  # parsed whole afterwards: the same hits
