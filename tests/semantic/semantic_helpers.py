@@ -8,7 +8,8 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,8 +91,16 @@ def line_col(root: Path, rel: str, line: int, needle: str, nth: int = 0) -> tupl
     return line, col + 1
 
 
-def served(root: Path) -> list[str]:
-    """The tool calls the workspace's daemon logged as answered (`NAME 0.012 s`), in order."""
+def served(root: Path, at_least: int = 0, *, until: Callable[[list[str]], bool] | None = None,
+           timeout: float = 15.0) -> list[str]:
+    """The tool calls the workspace's daemon logged as answered (`NAME 0.012 s`), in order. The
+    daemon writes a call's line after its reply is out, so a caller that just got a reply waits
+    here (up to `timeout`) until `at_least` calls are logged and `until` holds."""
     log = state_dir(root) / "daemon.log"
-    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-    return [m.group(1) for line in lines if (m := SERVED.search(line))]
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        got = [m.group(1) for line in lines if (m := SERVED.search(line))]
+        if (len(got) >= at_least and (until is None or until(got))) or time.monotonic() > deadline:
+            return got
+        time.sleep(0.02)

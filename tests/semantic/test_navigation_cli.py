@@ -89,15 +89,16 @@ def test_warm_navigation_commands_take_the_fast_path_and_print_as_in_process(
         assert capsys.readouterr().out == here[argv][0].stdout
         assert try_fast([*argv, "--json"]) == 0, argv
         assert _uncached(capsys.readouterr().out) == _uncached(here[argv][1].stdout)
-        assert served(proj)[before:] == [tool, tool]  # the daemon answered both
+        assert served(proj, before + 2)[before:] == [tool, tool]  # the daemon answered both
     # a quick fix applied on the fast path: journaled (undo restores it), the undo hint on stderr
     missing = proj / "app" / "missing.py"
+    before = len(served(proj))
     missing.write_text("def f():\n    return make_box(1)\n")
     assert try_fast(["fix", "app/missing.py:2:12"]) == 0
     assert "1. from shapes.base import make_box" in capsys.readouterr().out
     assert try_fast(["fix", "app/missing.py:2:12", "--apply", "from shapes.base import make_box"]) == 0
     assert "codeagent undo" in capsys.readouterr().err
-    assert served(proj)[-2:] == ["code_actions", "apply_code_action"]
+    assert served(proj, before + 2)[-2:] == ["code_actions", "apply_code_action"]
     assert missing.read_text() == "from shapes.base import make_box\n\n\ndef f():\n    return make_box(1)\n"
     assert run_cli("undo", cwd=proj).returncode == 0
     assert missing.read_text() == "def f():\n    return make_box(1)\n"

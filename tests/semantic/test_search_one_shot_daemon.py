@@ -31,7 +31,7 @@ def test_a_one_shot_search_is_answered_by_a_running_daemon_as_by_itself(ws: Path
     assert not (state_dir(ws) / "sock").exists() and served(ws) == []  # none started for a search
     assert run_cli("daemon", "start", "--root", str(ws)).returncode == 0
     answers = [run_cli("tool", "search_in_files", "--root", str(ws), "--args", ARGS) for _ in range(3)]
-    assert served(ws) == ["search_in_files"] * 3
+    assert served(ws, 3) == ["search_in_files"] * 3
     for answer in answers:
         assert answer.returncode == 0, answer.stderr
         data = dict(answer.json["data"])

@@ -30,11 +30,11 @@ def test_read_only_tools_are_answered_by_the_warm_daemon(ws: Path) -> None:
     first = run_cli("tool", "find_references", "--root", str(ws), "--args", json.dumps(refs))
     assert first.returncode == 0, first.stderr
     assert first.json["data"]["count"] == 2
-    assert served(ws) == ["find_references"]  # it started the daemon, as `codeagent refs` does
+    assert served(ws, 1) == ["find_references"]  # it started the daemon, as `codeagent refs` does
     args = json.dumps({"file_path": "app.py"})
     warm = run_cli("tool", "read_file", "--root", str(ws), "--args", args)
     again = run_cli("tool", "find_references", "--root", str(ws), "--args", json.dumps(refs))
-    assert served(ws) == ["find_references", "read_file", "find_references"]
+    assert served(ws, 3) == ["find_references", "read_file", "find_references"]
     cold = run_cli("tool", "read_file", "--root", str(ws), "--args", args, "--no-daemon")
     assert warm.returncode == cold.returncode == 0
     assert warm.stdout == cold.stdout  # the same JSON either way
@@ -45,7 +45,7 @@ def test_read_only_tools_are_answered_by_the_warm_daemon(ws: Path) -> None:
                           env={**os.environ, "CODEAGENT_CONFIG": "/dev/null",
                                "CODEAGENT_DAEMON_IDLE_TIMEOUT": DAEMON_IDLE})
     assert proc.returncode == 0 and proc.stdout == cold.stdout
-    assert served(ws)[-1] == "read_file"
+    assert served(ws, 4)[-1] == "read_file"
     # a usage error says so, exit 2, from the daemon as from the process
     bad = run_cli("tool", "read_file", "--root", str(ws), "--args", '{"path": "app.py"}')
     assert bad.returncode == 2 and "unknown parameter(s) path" in bad.stderr

@@ -88,7 +88,7 @@ def test_a_big_warm_answer_is_the_in_process_answer_byte_for_byte(tmp_path: Path
         assert first.returncode == 0 and first.json["data"]["count"] == FILES * (CALLS + 1) + 1, first.stderr
         warm_json, code_json, loaded_json = _probe(root, *refs, "--json")
         warm_text, code_text, loaded_text = _probe(root, *refs)
-        answered = served(root)
+        answered = served(root, until=lambda got: got.count("find_references") >= 3)
     finally:
         stop_daemon(root)
     assert (code_json, code_text) == (0, 0), "the fast path did not answer"
