@@ -28,10 +28,7 @@ class LineCache:
         count = len(lines)
 
         def line(line0: int) -> str:
-            if line0 >= count:
-                return ""
-            text = lines[line0].strip()
-            return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"
+            return _shown(lines[line0]) if line0 < count else ""
         return line
 
     def line(self, rel: str, line0: int) -> str:
@@ -40,8 +37,13 @@ class LineCache:
         lines = self._lines[rel]
         if lines is None or line0 >= len(lines):
             return ""
-        text = lines[line0].strip()
-        return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"
+        return _shown(lines[line0])
+
+
+def _shown(line: str) -> str:
+    """A hit's line as listed: stripped, cut at MAX_LINE_CHARS."""
+    text = line.strip()
+    return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + "…"
 
 
 def _no_line(line0: int) -> str:

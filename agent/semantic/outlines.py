@@ -65,13 +65,7 @@ class Outlines:
 
     def enclosing(self, rel: str, line0: int, col0: int) -> Symbol | None:
         """The innermost definition containing the 0-based position (None at module level)."""
-        symbols, starts = self._read(rel)
-        # The innermost one is the last-starting of those that contain it: walk back from there.
-        for i in range(bisect.bisect_right(starts, (line0, col0)) - 1, -1, -1):
-            sym = symbols[i]
-            if (line0, col0) < (sym.end_line - 1, sym.end_column - 1):
-                return sym
-        return None
+        return _innermost(*self._read(rel), line0, col0)
 
     def where(self, rel: str, line0: int, col0: int) -> tuple[str, str]:
         """(name, kind) of what encloses the position: `Registry.describe`, "method"; at module
@@ -85,15 +79,10 @@ class Outlines:
         text_of = self.lines.in_file(rel)
         symbols, starts = self._read(rel)
         module = (module_name(rel), MODULE)
-        cut = bisect.bisect_right
 
         def where(line0: int, col0: int) -> tuple[str, str]:
-            pos = (line0, col0)
-            for i in range(cut(starts, pos) - 1, -1, -1):  # as `enclosing`
-                sym = symbols[i]
-                if pos < (sym.end_line - 1, sym.end_column - 1):
-                    return (sym.name_path, sym.kind)
-            return module
+            sym = _innermost(symbols, starts, line0, col0)
+            return (sym.name_path, sym.kind) if sym is not None else module
         return text_of, where
 
     def named_at(self, rel: str, line0: int, col0: int) -> Symbol | None:
@@ -145,3 +134,13 @@ def module_name(rel: str) -> str:
             parts.pop()
         return ".".join(parts)
     return path.with_suffix("").as_posix()
+
+
+def _innermost(symbols: list[Symbol], starts: list[tuple[int, int]], line0: int, col0: int) -> Symbol | None:
+    """The innermost definition containing the 0-based position: the last-starting of those that
+    contain it, so walk back from there."""
+    for i in range(bisect.bisect_right(starts, (line0, col0)) - 1, -1, -1):
+        sym = symbols[i]
+        if (line0, col0) < (sym.end_line - 1, sym.end_column - 1):
+            return sym
+    return None
