@@ -40,7 +40,7 @@ from lsp_bridge.errors import (
     ServerNotInstalled,
     ServerStartError,
 )
-from lsp_bridge.handlers import heard_plain, install_handlers
+from lsp_bridge.handlers import answered_plain, heard_plain, install_handlers
 from lsp_bridge.positions import Encoding
 from lsp_bridge.servers import server_env
 from lsp_bridge.types import Diagnostic
@@ -252,7 +252,7 @@ class BridgeClient(LanguageClient):
             if future is not None and not future.done():
                 future.set_result(raw["result"])
             return
-        if heard_plain(self, raw):  # a log or progress notification: no typing needed
+        if heard_plain(self, raw) or answered_plain(self, raw):  # log, progress, progress/create: untyped
             return
         try:  # pygls types the top-level message only (inner objects are typed from it): parse once
             message = self.protocol.structure_message(raw)
