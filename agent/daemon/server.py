@@ -36,7 +36,7 @@ from ..semantic.upkeep import ServerUpkeep
 from .cached import CachedCalls
 from .codewatch import CodeWatch
 from .peer import refusal as peer_refusal
-from .protocol import DaemonError, install_id, recv_message, send_message, settings_id
+from .protocol import DaemonError, await_close, install_id, recv_message, send_message, settings_id
 from .toolload import ToolLoader
 
 log = logging.getLogger("codeagent.daemon")
@@ -165,6 +165,7 @@ class Daemon:
         reply = self.answer(request)
         try:
             send_message(conn, reply)
+            await_close(conn)  # the after-work below waits until the client has its reply
         except OSError as exc:  # the client gave up (Ctrl-C); the next one is served normally
             log.warning("client went away: %s", exc)
         if self._said is not None:  # (a file write: after the reply, not before it)
