@@ -119,6 +119,15 @@ def stages(rec: dict[str, Any], t0: float, t1: float) -> list[tuple[str, float, 
     return named  # type: ignore[return-value]
 
 
+def answer_read(named: list[tuple[str, float, str]]) -> float | None:
+    """When the bridge began dispatching the request's answer (the `loop:dispatch>` mark before the
+    first `loop:dispatch answer` one), or None."""
+    for i, (label, _at, _thread) in enumerate(named):
+        if label.startswith("loop:dispatch answer"):
+            return next((at for lab, at, _ in reversed(named[:i]) if lab.startswith("loop:dispatch>")), None)
+    return None
+
+
 def sched_delta(rec: dict[str, Any]) -> tuple[float, float, dict[str, tuple[float, float]]]:
     per = {}
     for task, (cpu, wait) in rec["sched_after"].items():
@@ -233,10 +242,13 @@ def main() -> int:
                 for label, t, _thread in named:  # the previous request's after-work, from the call's start
                     if label.startswith("after:") and label.endswith("<") or label.startswith("code_occurrences<"):
                         row["after"][label].append(t - t0)
-                if "search.start>" in at and "loop:dispatch>" in at:
-                    row["server"].append(at["loop:dispatch>"] - at["search.start>"])
+                # The answer is read when the dispatch that names it began: pyright's first message is
+                # its window/workDoneProgress/create request (and $/progress follow), not the answer.
+                read = answer_read(named)
+                if "search.start>" in at and read is not None:
+                    row["server"].append(read - at["search.start>"])
                     row["pre"].append(at["search.start>"] - t0)
-                    row["post"].append(t1 - at["loop:dispatch>"])
+                    row["post"].append(t1 - read)
                 row.setdefault("records", []).append([(label, at - t0, thread) for label, at, thread in named])
                 cpu, wait, per = sched_delta(rec)
                 row["cpu"].append(cpu)
