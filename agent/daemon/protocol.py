@@ -144,8 +144,9 @@ def send_message(sock: Stream, obj: dict[str, Any]) -> None:
 
 def await_close(sock: socket.socket, timeout: float = CLOSE_WAIT_S) -> None:
     """Wait (at most `timeout`) until the client has read the reply and closed its end. What the
-    daemon does after a reply (its log line, the servers' upkeep, the listing) would otherwise take
-    the CPU the client needs to wake up and read the reply: on two cores it did."""
+    daemon does after a reply (its log line, the servers' upkeep, the listing) would otherwise hold
+    the CPU the client needs to wake up and read it: a unix-socket write wakes the reader as a
+    "sync" wake-up, which the scheduler tends to queue on the writer's own CPU."""
     sock.settimeout(timeout)
     with contextlib.suppress(OSError):
         sock.recv(1)

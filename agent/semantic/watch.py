@@ -128,7 +128,7 @@ class NewFileWatcher:
         self.events = changes.paths if changes is not None else None
         if changes is not None:
             # (the folders named themselves are looked up one by one: a set of every folder, built
-            # per poll, cost ~0.15 ms of each warm request on Django's 3,200 folders)
+            # per poll, cost each warm request ~80 us on Django's 3,200 folders)
             touched = {os.path.dirname(p) for p in changes.paths} | {p for p in changes.paths if p in self._folders}
             for folder in sorted(touched):
                 if folder in self._folders:
