@@ -1,16 +1,21 @@
 """A one-shot `codeagent tool` call, as a user runs it (the real command, no daemon): what it
 prints and the exit code are those of the same call made in process, and a bad argument is the
-same clear error, word for word (an unknown field, a wrong type, a missing field, bad JSON)."""
+same clear error, word for word (an unknown field, a wrong type, a missing field, bad JSON).
+A read-only call then ends without the interpreter's teardown of its modules (~45-80 ms of CPU;
+agent/commands/tool_end.py), but with its exit callbacks; a call that writes, or that leaves a
+thread running, ends as usual."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from clikit import codeagent_command
 
 from agent.bootstrap import load_all_tools, open_context
 from agent.config import load_settings
@@ -68,3 +73,54 @@ def test_a_bad_argument_is_the_same_clear_error(root: Path, cli: Cli, name: str,
     _workspace(root)
     res = cli("tool", name, "--root", str(root), "--args", args)
     assert (res.returncode, res.stdout, res.stderr) == (2, "", f"codeagent: error: {message}\n")
+
+
+# A sitecustomize that shows how the process ended: a module-level object's __del__ runs only in
+# the interpreter's teardown of its modules, an exit callback before it; with WITNESS_THREAD, a
+# non-daemon thread still runs when the call is done (the interpreter waits for it).
+WITNESS = """
+import atexit, os, threading, time
+
+
+class _Witness:
+    def __del__(self, write=os.write):
+        write(2, b"[torn down]\\n")
+
+
+witness = _Witness()
+atexit.register(lambda write=os.write: write(2, b"[exit callbacks ran]\\n"))
+if os.environ.get("WITNESS_THREAD"):
+    threading.Thread(target=lambda write=os.write: (time.sleep(1.0), write(2, b"[thread ended]\\n"))).start()
+"""
+
+
+def _witnessed(tmp_path: Path, root: Path, *argv: str, thread: bool = False) -> subprocess.CompletedProcess[str]:
+    site = tmp_path / "site"
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text(WITNESS)
+    path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "CODEAGENT_CONFIG": os.devnull, "PYTHONPATH": path, "WITNESS_THREAD": "1" if thread else ""}
+    return subprocess.run([*codeagent_command(), *argv, "--root", str(root)], capture_output=True, text=True,
+                          timeout=120, env=env)
+
+
+@pytest.mark.parametrize(("name", "args"), [*CALLS[:3], ("read_file", BAD[0][1]), ("read_file", BAD[3][1])],
+                         ids=["read_file", "search_in_files", "list_symbols", "wrong-type", "bad-json"])
+def test_a_read_only_call_ends_without_the_teardown_but_with_its_exit_callbacks(
+        root: Path, tmp_path: Path, cli: Cli, name: str, args: dict[str, Any] | str) -> None:
+    _workspace(root)
+    text = args if isinstance(args, str) else json.dumps(args)
+    usual = cli("tool", name, "--root", str(root), "--args", text)
+    ended = _witnessed(tmp_path, root, "tool", name, "--args", text)
+    assert (ended.returncode, ended.stdout) == (usual.returncode, usual.stdout)
+    assert ended.stderr == usual.stderr + "[exit callbacks ran]\n"  # (and no "[torn down]")
+
+
+def test_a_call_that_writes_or_leaves_a_thread_ends_as_usual(root: Path, tmp_path: Path) -> None:
+    _workspace(root)
+    wrote = _witnessed(tmp_path, root, "tool", "write_file", "--args", json.dumps({"file_path": "n.txt", "content": "x"}))
+    assert wrote.returncode == 0 and json.loads(wrote.stdout)["success"], wrote.stderr
+    assert wrote.stderr.endswith("[exit callbacks ran]\n[torn down]\n"), wrote.stderr
+    waited = _witnessed(tmp_path, root, "tool", "read_file", "--args", json.dumps(CALLS[0][1]), thread=True)
+    assert waited.returncode == 0 and json.loads(waited.stdout)["success"], waited.stderr
+    assert waited.stderr == "[thread ended]\n[exit callbacks ran]\n[torn down]\n"
