@@ -51,7 +51,7 @@ def _workspace(root: Path) -> None:
     (root / "m.py").write_text("def f(x):\n    return x + 1\n\n\nclass C:\n    def m(self):\n        return f(2)\n")
     (root / "a.txt").write_text("hello\nworld\n")
     (root / "pkg").mkdir()
-    (root / "pkg" / "b.py").write_text("def g():\n    return 'é'\n")
+    (root / "pkg" / "b.py").write_text("def g():\n    return 'é'\n\n\ndef compute_total(items):\n    return sum(items)\n")
 
 
 @pytest.mark.parametrize(("name", "args"), CALLS, ids=[c[0] for c in CALLS])
@@ -77,7 +77,8 @@ def test_a_bad_argument_is_the_same_clear_error(root: Path, cli: Cli, name: str,
 
 # A sitecustomize that shows how the process ended: a module-level object's __del__ runs only in
 # the interpreter's teardown of its modules, an exit callback before it; with WITNESS_THREAD, a
-# non-daemon thread still runs when the call is done (the interpreter waits for it).
+# non-daemon thread still runs when the call is done (the interpreter waits for it); with
+# WITNESS_MODULES, which of those modules the call loaded.
 WITNESS = """
 import atexit, os, threading, time
 
@@ -89,17 +90,23 @@ class _Witness:
 
 witness = _Witness()
 atexit.register(lambda write=os.write: write(2, b"[exit callbacks ran]\\n"))
+if os.environ.get("WITNESS_MODULES"):
+    import sys
+    atexit.register(lambda: print("[loaded: %s]" % ",".join(
+        m for m in os.environ["WITNESS_MODULES"].split(",") if m in sys.modules), file=sys.stderr))
 if os.environ.get("WITNESS_THREAD"):
     threading.Thread(target=lambda write=os.write: (time.sleep(1.0), write(2, b"[thread ended]\\n"))).start()
 """
 
 
-def _witnessed(tmp_path: Path, root: Path, *argv: str, thread: bool = False) -> subprocess.CompletedProcess[str]:
+def _witnessed(tmp_path: Path, root: Path, *argv: str, thread: bool = False,
+               modules: str = "") -> subprocess.CompletedProcess[str]:
     site = tmp_path / "site"
     site.mkdir(exist_ok=True)
     (site / "sitecustomize.py").write_text(WITNESS)
     path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
-    env = {**os.environ, "CODEAGENT_CONFIG": os.devnull, "PYTHONPATH": path, "WITNESS_THREAD": "1" if thread else ""}
+    env = {**os.environ, "CODEAGENT_CONFIG": os.devnull, "PYTHONPATH": path, "WITNESS_THREAD": "1" if thread else "",
+           "WITNESS_MODULES": modules}
     return subprocess.run([*codeagent_command(), *argv, "--root", str(root)], capture_output=True, text=True,
                           timeout=120, env=env)
 
@@ -124,3 +131,19 @@ def test_a_call_that_writes_or_leaves_a_thread_ends_as_usual(root: Path, tmp_pat
     waited = _witnessed(tmp_path, root, "tool", "read_file", "--args", json.dumps(CALLS[0][1]), thread=True)
     assert waited.returncode == 0 and json.loads(waited.stdout)["success"], waited.stderr
     assert waited.stderr == "[thread ended]\n[exit callbacks ran]\n[torn down]\n"
+
+
+@pytest.mark.parametrize(("name", "args"), [CALLS[2], CALLS[3]], ids=["list_symbols", "get_ast"])
+def test_an_outline_loads_no_fuzzy_matcher(root: Path, tmp_path: Path, name: str, args: dict[str, Any]) -> None:
+    """rapidfuzz (~15-25 ms of imports) is for find_symbol's typos (agent/syntax/name_match.py)."""
+    _workspace(root)
+    ran = _witnessed(tmp_path, root, "tool", name, "--args", json.dumps(args), modules="tree_sitter,rapidfuzz")
+    assert ran.returncode == 0 and json.loads(ran.stdout)["success"], ran.stderr
+    assert "[loaded: tree_sitter]\n" in ran.stderr, ran.stderr
+
+
+def test_find_symbol_still_weighs_a_typo(root: Path, cli: Cli) -> None:
+    _workspace(root)
+    res = cli("tool", "find_symbol", "--root", str(root), "--args", json.dumps({"name": "compute_totl"}))
+    assert res.returncode == 0, res.stderr
+    assert [(m["name_path"], m["path"]) for m in res.json["data"]["matches"]] == [("compute_total", "pkg/b.py")], res.json
