@@ -134,10 +134,13 @@ def test_a_call_that_writes_or_leaves_a_thread_ends_as_usual(root: Path, tmp_pat
 
 
 @pytest.mark.parametrize(("name", "args"), [CALLS[2], CALLS[3]], ids=["list_symbols", "get_ast"])
-def test_an_outline_loads_no_fuzzy_matcher(root: Path, tmp_path: Path, name: str, args: dict[str, Any]) -> None:
-    """rapidfuzz (~15-25 ms of imports) is for find_symbol's typos (agent/syntax/name_match.py)."""
+def test_an_outline_loads_no_index_and_no_fuzzy_matcher(root: Path, tmp_path: Path, name: str,
+                                                        args: dict[str, Any]) -> None:
+    """A file's outline or syntax tree needs tree-sitter, not the index's store and worker pool
+    (agent/syntax/__init__.py) nor rapidfuzz, which is for find_symbol's typos (name_match.py)."""
     _workspace(root)
-    ran = _witnessed(tmp_path, root, "tool", name, "--args", json.dumps(args), modules="tree_sitter,rapidfuzz")
+    ran = _witnessed(tmp_path, root, "tool", name, "--args", json.dumps(args),
+                     modules="tree_sitter,rapidfuzz,agent.syntax.index,sqlite3,multiprocessing")
     assert ran.returncode == 0 and json.loads(ran.stdout)["success"], ran.stderr
     assert "[loaded: tree_sitter]\n" in ran.stderr, ran.stderr
 
