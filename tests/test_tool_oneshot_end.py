@@ -28,6 +28,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("list_symbols", {"path": "m.py"}),
     ("get_ast", {"file_path": "m.py", "line": 2, "depth": 1}),
     ("find_files", {"pattern": "*.py"}),
+    ("list_directory", {"path": ".", "depth": 2}),
 ]
 BAD: list[tuple[str, str, str]] = [
     ("read_file", '{"file_path": "a.txt", "start_line": "one"}',
@@ -133,16 +134,22 @@ def test_a_call_that_writes_or_leaves_a_thread_ends_as_usual(root: Path, tmp_pat
     assert waited.stderr == "[thread ended]\n[exit callbacks ran]\n[torn down]\n"
 
 
-@pytest.mark.parametrize(("name", "args"), [CALLS[2], CALLS[3]], ids=["list_symbols", "get_ast"])
-def test_an_outline_loads_no_index_and_no_fuzzy_matcher(root: Path, tmp_path: Path, name: str,
-                                                        args: dict[str, Any]) -> None:
-    """A file's outline or syntax tree needs tree-sitter, not the index's store and worker pool
-    (agent/syntax/__init__.py) nor rapidfuzz, which is for find_symbol's typos (name_match.py)."""
+# Which of the modules in WITNESS_MODULES a call may load: tree-sitter for a file's outline or
+# syntax tree, not the index's store and worker pool (agent/syntax/__init__.py) nor rapidfuzz, which
+# is for find_symbol's typos (name_match.py); read_file none of them, not even the walk's pathspec
+# (agent/tools/files.py: list_directory's).
+LOADS = [("list_symbols", CALLS[2][1], "tree_sitter"), ("get_ast", CALLS[3][1], "tree_sitter"),
+         ("read_file", CALLS[0][1], "")]
+
+
+@pytest.mark.parametrize(("name", "args", "loaded"), LOADS, ids=[n for n, _a, _l in LOADS])
+def test_a_call_loads_none_of_what_it_does_not_use(root: Path, tmp_path: Path, name: str, args: dict[str, Any],
+                                                   loaded: str) -> None:
     _workspace(root)
     ran = _witnessed(tmp_path, root, "tool", name, "--args", json.dumps(args),
-                     modules="tree_sitter,rapidfuzz,agent.syntax.index,sqlite3,multiprocessing")
+                     modules="tree_sitter,rapidfuzz,agent.syntax.index,sqlite3,multiprocessing,pathspec")
     assert ran.returncode == 0 and json.loads(ran.stdout)["success"], ran.stderr
-    assert "[loaded: tree_sitter]\n" in ran.stderr, ran.stderr
+    assert f"[loaded: {loaded}]\n" in ran.stderr, ran.stderr
 
 
 def test_find_symbol_still_weighs_a_typo(root: Path, cli: Cli) -> None:
