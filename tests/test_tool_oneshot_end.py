@@ -78,10 +78,10 @@ def test_a_bad_argument_is_the_same_clear_error(root: Path, cli: Cli, name: str,
 
 # A sitecustomize that shows how the process ended: a module-level object's __del__ runs only in
 # the interpreter's teardown of its modules, an exit callback before it; with WITNESS_THREAD, a
-# non-daemon thread still runs when the call is done (the interpreter waits for it); with
+# non-daemon thread runs until the main thread has ended (the interpreter waits for it); with
 # WITNESS_MODULES, which of those modules the call loaded.
 WITNESS = """
-import atexit, os, threading, time
+import atexit, os, threading
 
 
 class _Witness:
@@ -96,7 +96,7 @@ if os.environ.get("WITNESS_MODULES"):
     atexit.register(lambda: print("[loaded: %s]" % ",".join(
         m for m in os.environ["WITNESS_MODULES"].split(",") if m in sys.modules), file=sys.stderr))
 if os.environ.get("WITNESS_THREAD"):
-    threading.Thread(target=lambda write=os.write: (time.sleep(1.0), write(2, b"[thread ended]\\n"))).start()
+    threading.Thread(target=lambda write=os.write: (threading.main_thread().join(), write(2, b"[thread ended]\\n"))).start()
 """
 
 
