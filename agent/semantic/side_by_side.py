@@ -45,6 +45,7 @@ def side_by_side(jobs: Sequence[tuple[str, int]], work: Callable[[str], T]) -> d
     try:
         drain()
     finally:
-        for helper in helpers:
-            helper.result()  # its exception, if any, is this call's
+        for helper in helpers:  # one that never started (the pool busy with another query's) is not waited for
+            if not helper.cancel():
+                helper.result()  # its exception, if any, is this call's
     return results

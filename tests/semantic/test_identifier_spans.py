@@ -11,10 +11,13 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.bootstrap import open_context
 from agent.languages import syntax_language
 from agent.semantic.filecache import file_cache
 from agent.semantic.name_occurrences import NameSearch, unconfirmed_hits
+from agent.semantic.side_by_side import side_by_side
 from agent.syntax import code_occurrences
 from agent.syntax.identifier_spans import identifier_spans
 from agent.syntax.languages import encode
@@ -97,3 +100,24 @@ def test_a_file_being_parsed_is_not_parsed_again_beside_it(tmp_path: Path) -> No
         second.join(60)
         assert got["count"] == expected
         assert cpu["count"] < alone / 3, f"the second thread spent {cpu['count']:.3f} s (a parse: {alone:.3f} s)"
+
+
+def test_the_post_answer_parses_side_by_side_give_each_files_result_and_its_error() -> None:
+    jobs = [(f"f{i}.ts", 100_000 * (i % 3 + 1)) for i in range(12)]  # past MIN_CHARS: the helper takes part
+    threads: set[str] = set()
+
+    def work(rel: str) -> str:
+        threads.add(threading.current_thread().name)
+        time.sleep(0.01)
+        return rel.upper()
+
+    assert side_by_side(jobs, work) == {rel: rel.upper() for rel, _ in jobs}
+    assert threading.current_thread().name in threads
+
+    def failing(rel: str) -> str:
+        if rel == "f7.ts":
+            raise ValueError("unreadable")
+        return rel
+
+    with pytest.raises(ValueError, match="unreadable"):
+        side_by_side(jobs, failing)
