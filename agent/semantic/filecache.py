@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 MAX_CACHED_CHARS = 64 * 1024 * 1024
 MAX_OCCURRENCE_ENTRIES = 50_000
-MAX_SPANS = 1_000_000  # identifier tokens kept, 8 bytes each (8 MB): client-ec2 has ~220,000 in the 1,900 files EC2Client is in
+MAX_SPANS = 1_000_000  # identifier tokens kept, 8 bytes each (8 MB); client-ec2 checked whole: 275,000
 MAX_SPLIT_FILES = 2_000
 MAX_INDEX_POSTINGS = 2_000_000  # (word, file) pairs, ~30 bytes each; past this the index is dropped for good
 # A "word" as word_positions (name_occurrences) sees it: a maximal run of letters, digits, "_" and "$".
@@ -291,6 +291,8 @@ class FileCache:
 
         with self._lock:
             held = self._spans.get(rel)
+            if held is not None:
+                self._spans.move_to_end(rel)
         if sig is None or held is None or held[0] != sig:
             return None
         text = self.text(rel)
