@@ -151,6 +151,7 @@ def _rg_run(rg: str, query: Query, batch: _Batch, keep: int, deadline: float,
         raise
     finally:
         timer.cancel()
+        timer.join()  # (gone before the call returns: a one-shot call then ends without teardown, tool_end.py)
         proc.stdout.close()
         err = proc.stderr.read().decode("utf-8", "replace")
         proc.stderr.close()

@@ -32,7 +32,9 @@ from .filecache import file_cache
 from .name_continuation import continuations
 from .name_scans import Scan, name_scans
 from .outlines import keep_outline
+from .side_by_side import side_by_side
 from .watch import NewFileWatcher
+from .words import word_positions as word_positions
 
 MAX_FILES = 5_000
 MAX_CHECKED_FILES = 300  # files parsed per query for unconfirmed occurrences
@@ -298,27 +300,6 @@ class NameSearch:
         return sorted(found)
 
 
-def _word_char(c: str) -> bool:
-    return c.isalnum() or c in "_$"
-
-
-def word_positions(text: str, name: str) -> list[tuple[int, int]]:
-    """0-based (line, column) of `name` as a whole word (str.find: a regex with a look-behind
-    cannot use the fast literal search, and this runs over every candidate file per query)."""
-    out: list[tuple[int, int]] = []
-    size, end = len(name), len(text)
-    line, scanned = 0, 0
-    pos = text.find(name)
-    while pos != -1:
-        after = pos + size
-        if (pos == 0 or not _word_char(text[pos - 1])) and (after >= end or not _word_char(text[after])):
-            line += text.count("\n", scanned, pos)
-            scanned = pos
-            out.append((line, pos - (text.rfind("\n", 0, pos) + 1)))
-        pos = text.find(name, pos + 1)
-    return out
-
-
 def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int]] | None = None,
               outline: bool = False) -> list[CodeHit]:
     """Identifier tokens equal to `name` in code (not strings/comments) in one file. With `only`,
@@ -370,6 +351,8 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
     checked = chars = 0
     prepared = search.known
     cache = file_cache(ctx)
+    found: list[str | list[CodeHit]] = []  # in file order: a file to parse below, or its hits
+    jobs: list[tuple[str, int]] = []
     for rel in files:
         if rel == exclude:
             continue
@@ -378,7 +361,7 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
         if known is None:
             known = cache.cached_occurrences(rel, search.name)
         if known is not None:
-            out.hits.extend(CodeHit(rel, ln, col) for ln, col in known if (ln, col) not in only)
+            found.append([CodeHit(rel, ln, col) for ln, col in known if (ln, col) not in only])
             continue
         text = cache.text(rel)
         held = search.words.get(rel)
@@ -391,7 +374,13 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
             continue
         checked += 1
         chars += len(text)
-        out.hits.extend(code_hits(ctx, rel, search.name, only=only, outline=rel in confirmed))
+        found.append(rel)
+        jobs.append((rel, len(text)))
+    # Which files are parsed is settled: their parses run side by side (the answer is the same).
+    parsed = side_by_side(jobs, lambda rel: code_hits(ctx, rel, search.name, only=confirmed.get(rel, set()),
+                                                      outline=rel in confirmed))
+    for item in found:
+        out.hits.extend(parsed[item] if isinstance(item, str) else item)
     if out.left and search.listing is not None:  # a daemon: parse the rest before the next query
         continuations(ctx).submit(search.name, out.left, search.listing.between)
     search.keep(files, out, confirmed, exclude, max_chars)
