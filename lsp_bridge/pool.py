@@ -70,10 +70,7 @@ class SessionPool:
         lang = _LANGUAGE_ALIASES.get(language, language)
         if lang not in LANGUAGES:
             raise BridgeError(f"no language server for {language!r}; supported: {', '.join(LANGUAGES)}")
-        resolved = self._resolved.get(str(root))
-        if resolved is None:  # realpath costs a system call per path component: once per root
-            resolved = self._resolved[str(root)] = Path(root).resolve()
-        key = (resolved, lang)
+        key = (self._root(root), lang)
         with self._lock:
             session = self._sessions.get(key)
             if session is None:
@@ -83,6 +80,12 @@ class SessionPool:
                     session = self._checked(key, spec, session)
                 self._sessions[key] = session
             return session
+
+    def _root(self, root: Path) -> Path:
+        resolved = self._resolved.get(str(root))
+        if resolved is None:  # realpath costs a system call per path component: once per root
+            resolved = self._resolved[str(root)] = Path(root).resolve()
+        return resolved
 
     def _new(self, key: tuple[Path, str], spec: ServerSpec) -> LspSession:
         if key[1] in self._language_ids:
@@ -112,7 +115,7 @@ class SessionPool:
 
     def fallback(self, root: Path, language: str) -> Fallback | None:
         """Why `root` is served by a fallback server (e.g. TypeScript 7 refusing `baseUrl`), if it is."""
-        return self._fallbacks.get((Path(root).resolve(), _LANGUAGE_ALIASES.get(language, language)))
+        return self._fallbacks.get((self._root(root), _LANGUAGE_ALIASES.get(language, language)))  # (every request)
 
     def config_diagnostics(self, root: Path, language: str) -> list[Diagnostic]:
         """What the first server said about the workspace's config file (tsconfig.json), if asked."""
