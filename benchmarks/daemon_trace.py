@@ -67,7 +67,15 @@ def schedstat() -> dict[str, list[int]]:
     return out
 
 
+def _gc_marks(phase: str, info: dict[str, Any]) -> None:
+    """Each collection of the cyclic garbage collector, by generation ("gc2>" ... "gc2<")."""
+    mark(f"gc{info['generation']}{'>' if phase == 'start' else '<'}")
+
+
 def install() -> None:
+    import gc
+
+    gc.callbacks.append(_gc_marks)
     from agent.daemon import protocol, server
     from agent.semantic import name_occurrences, references, upkeep
     from agent.tools import code
