@@ -39,6 +39,10 @@ class WalkGuard(Protocol):
     def watches(self, folder: str) -> bool:
         """Whether a change in `folder` (absolute) raises an event."""
 
+    def listings(self) -> dict[str, list[os.DirEntry[str]]] | None:
+        """Once, the watch's own first listing of each folder it watches, if each is still the
+        folder as it is (watch.py `take_listings`): the first walk need not list them again."""
+
 
 @dataclass(frozen=True, slots=True)
 class Selection:
@@ -65,6 +69,9 @@ class WalkCache:
 
     def token(self) -> object | None:
         return self.guard.token() if self.guard is not None else None
+
+    def listings(self) -> dict[str, list[os.DirEntry[str]]] | None:
+        return self.guard.listings() if self.guard is not None else None
 
     def get(self, key: str) -> Selection | None:
         token = self.token()
