@@ -30,7 +30,9 @@ from ..languages import SOURCE_SUFFIXES
 from ..walk import ALWAYS_SKIPPED
 
 MAX_FOLDERS = 50_000
-MAX_HANDED = 300_000  # entries of the first listing kept for the first search walk (Django: ~30,000)
+# Entries of the first listing kept for the first search walk, ~290 bytes each (Django: 10,000;
+# Home Assistant: 39,000); past it the walk lists the folders itself.
+MAX_HANDED = 100_000
 RACY_NS = 2_000_000_000  # a folder changed this recently may change again within the same mtime tick
 
 
