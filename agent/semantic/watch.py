@@ -26,6 +26,7 @@ from pathlib import Path
 
 from lsp_bridge.watch import FolderWatch
 
+from .. import treestamps
 from ..languages import SOURCE_SUFFIXES
 from ..walk import ALWAYS_SKIPPED
 
@@ -33,7 +34,7 @@ MAX_FOLDERS = 50_000
 # Entries of the first listing kept for the first search walk, ~290 bytes each (Django: 10,000;
 # Home Assistant: 39,000); past it the walk lists the folders itself.
 MAX_HANDED = 100_000
-RACY_NS = 2_000_000_000  # a folder changed this recently may change again within the same mtime tick
+RACY_NS = treestamps.RACY_NS  # a folder changed this recently may change again within the same mtime tick
 
 
 class NewFileWatcher:

@@ -30,7 +30,7 @@ from .workers import POOL_ERRORS, ParsePool, ShowProgress, deal, no_progress
 if TYPE_CHECKING:
     from ..workspace import Workspace
 
-RACY_NS = 2_000_000_000  # a file modified this close to its check may change again unseen by mtime
+RACY_NS = treestamps.RACY_NS  # a file modified this close to its check may change again unseen by mtime
 INDEX_FILE = Path("index") / "symbols.sqlite"
 MAX_LOADED_FILES = 20_000  # outlines kept in memory after a lookup read them
 IN_PROCESS_BATCH = 500  # files parsed in this process between two writes to the store
