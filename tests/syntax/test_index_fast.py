@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -194,3 +195,19 @@ def test_a_virtualenv_marker_whose_target_outside_goes_away_is_walked_again(tmp_
     (outside / "venv.cfg").unlink()  # no folder of the tree changes: only the marker's stamp shows it
     after, loaded = index(root)
     assert loaded and (after["files"], after["parsed"]) == (2, 1)
+
+
+def test_a_snapshot_in_the_older_layout_takes_the_full_path_and_is_replaced(tree: Path) -> None:
+    """An index left by an older codeagent: its rows stay, its snapshot (folder mtimes) is not
+    trusted, and the full command writes the stamps' layout (its key holds the build id anyway)."""
+    cache = tree / ".codeagent" / "index" / "symbols.sqlite"
+    db = sqlite3.connect(cache, isolation_level=None)
+    data = json.loads(db.execute("SELECT data FROM walk_snapshot").fetchone()[0])
+    old = {"folders": [[rel, stamp[1], stamp[3]] for rel, stamp in data["walk"]], "ignore_files": [],
+           "files": data["files"]}
+    db.execute("UPDATE walk_snapshot SET data = ?", (json.dumps(old),))
+    db.close()
+    full, loaded = index(tree)
+    assert loaded and (full["files"], full["parsed"], full["removed"]) == (3, 0, 0)
+    warm, loaded = index(tree)
+    assert not loaded and warm["files"] == 3
