@@ -23,6 +23,7 @@ from .commands.output import (
 from .commands.run_guard import run_command
 from .commands.tool_command import ARGUMENTS as TOOL_ARGUMENTS
 from .commands.tool_command import STARTS_DAEMON, TOOL_HOMES, parse_args_json
+from .commands.tool_end import Outcome as ToolEnd
 from .errors import CodeagentError, ToolUsageError
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "UsageError", "main", "print_
 def cmd_tool(args: argparse.Namespace) -> int:
     from .bootstrap import load_all_tools, load_tools
 
+    ToolEnd.read_only = True  # (until the call is known: then it may end without teardown, tool_end.py)
     home = TOOL_HOMES.get(args.name)
     registry = load_tools(home) if home else load_all_tools()
     if args.name not in registry.names():  # (a tool moved to another module: TOOL_HOMES is stale)
@@ -49,6 +51,7 @@ def cmd_tool(args: argparse.Namespace) -> int:
         tool, params = registry.validate(args.name, raw)
     except ToolUsageError as exc:
         raise UsageError(str(exc)) from exc
+    ToolEnd.read_only = tool.read_only
     if tool.read_only and not args.no_daemon:
         result = _tool_in_daemon(args, tool.name, raw)
         if result is not None:

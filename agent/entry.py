@@ -43,12 +43,15 @@ def _nothing_to_tear_down() -> bool:
     process holds nothing but its printed answer, and the interpreter's orderly shutdown of the
     settings it loaded would only delay the end of the command (~0.07 s quiet, ~0.3 s loaded).
     Likewise a `codeagent index` that ran to its end (agent/commands/index_cold.py: the index
-    closed, its workers joined). An in-process run, the cold start's fallback included, ends as
-    usual."""
+    closed, its workers joined). Likewise a read-only `codeagent tool` call with no other thread left
+    (tool_end.py, which runs the exit callbacks). An in-process run, the cold start's fallback
+    included, ends as usual."""
     cold_start = sys.modules.get("agent.commands.cold_start")
     index_cold = sys.modules.get("agent.commands.index_cold")  # (`codeagent index`, ended: the same)
+    tool_end = sys.modules.get("agent.commands.tool_end")  # (a one-shot `codeagent tool` call: tool_end.py)
     return ((cold_start is not None and bool(cold_start.Outcome.daemon_answered))
-            or (index_cold is not None and bool(index_cold.Outcome.finished)))
+            or (index_cold is not None and bool(index_cold.Outcome.finished))
+            or (tool_end is not None and tool_end.nothing_left()))
 
 
 if __name__ == "__main__":

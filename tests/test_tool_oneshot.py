@@ -29,10 +29,11 @@ NOT_NEEDED = ("agent.commands.code", "agent.commands.mcp", "agent.commands.navig
               "agent.semantic.diagnostics", "agent.semantic.sessions", "lsp_bridge.client",
               "charset_normalizer")  # (a file that is not UTF-8 needs it: none here)
 
-PROBE = ("import sys; sys.argv = ['codeagent'] + sys.argv[1:]\n"
+# (an exit callback, not a `finally`: a read-only call ends without the teardown, agent/commands/tool_end.py)
+PROBE = ("import atexit, sys; sys.argv = ['codeagent'] + sys.argv[1:]\n"
+         "atexit.register(lambda: print(sorted(m for m in sys.modules if m.startswith(('agent', 'lsp_bridge', 'charset_normalizer'))), file=sys.stderr))\n"
          "from agent.entry import main\n"
-         "try:\n    main()\n"
-         "finally:\n    print(sorted(m for m in sys.modules if m.startswith(('agent', 'lsp_bridge', 'charset_normalizer'))), file=sys.stderr)")
+         "main()")
 
 
 def _one_shot(root: Path, *argv: str) -> tuple[dict[str, object], set[str]]:

@@ -12,7 +12,8 @@ language-server bridge. Only `positions.py` deals in tree-sitter's UTF-8 byte co
 
 from __future__ import annotations
 
-from .index import RefreshStats, SymbolIndex, SymbolMatch
+from typing import TYPE_CHECKING, Any
+
 from .languages import (
     UnsupportedLanguageError,
     count_errors,
@@ -22,6 +23,22 @@ from .languages import (
 )
 from .scopes import Occurrence, Occurrences, code_occurrences, local_occurrences
 from .symbols import Symbol, flatten, outline
+
+if TYPE_CHECKING:
+    from .index import RefreshStats, SymbolIndex, SymbolMatch
+
+_INDEX_NAMES = frozenset({"RefreshStats", "SymbolIndex", "SymbolMatch"})
+
+
+def __getattr__(name: str) -> Any:
+    """The index's names, imported on first use: a file's outline or syntax tree (a one-shot
+    get_ast or list_symbols of one file) needs none of its walk, store or worker pool (~20-30 ms
+    of imports: pathspec, sqlite3, multiprocessing, concurrent.futures)."""
+    if name in _INDEX_NAMES:
+        from . import index
+
+        return getattr(index, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "Occurrence",

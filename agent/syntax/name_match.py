@@ -13,14 +13,23 @@ carries the qualifiers, symbols matching the name alone come back at half score.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-
-from rapidfuzz.distance import OSA
-from rapidfuzz.process import extract
+from typing import Any
 
 from .symbols import Entry
+
+
+@functools.cache
+def _osa() -> Any:
+    """rapidfuzz's edit distance, imported when a name is first weighed for typos (find_symbol):
+    its ~15-25 ms of imports are not for an outline, get_ast or an index refresh, which import
+    this module for `normalize` and never weigh one."""
+    from rapidfuzz.distance import OSA
+
+    return OSA
 
 _SPLIT = re.compile(r"::|[.#/:\\]")
 _MODULE_STEMS = frozenset({"__init__", "index", "mod"})
@@ -64,7 +73,7 @@ def name_score(query: str, name: str) -> float:
         return 0.9
     if normalize(query) == normalize(name):
         return 0.85
-    distance = OSA.distance(normalize(query), normalize(name))
+    distance = _osa().distance(normalize(query), normalize(name))
     return max(0.0, 0.75 - 0.1 * (distance - 1))
 
 
@@ -79,7 +88,7 @@ def qualifier_penalty(qualifiers: list[str], chain: list[str]) -> float | None:
         skipped = 0
         typos = max_typos(norm)
         while pos >= 0 and chain[pos].casefold() != wanted and normalize(chain[pos]) != norm and (
-                typos == 0 or OSA.distance(normalize(chain[pos]), norm, score_cutoff=typos) > typos):
+                typos == 0 or _osa().distance(normalize(chain[pos]), norm, score_cutoff=typos) > typos):
             pos -= 1
             skipped += 1
         if pos < 0:
@@ -118,6 +127,8 @@ def typo_candidates(name: str, keys: list[str]) -> list[str]:
     limit = max_typos(name)
     if limit == 0:
         return []
+    from rapidfuzz.process import extract
+
     norm = normalize(name)
-    hits = extract(norm, keys, scorer=OSA.distance, score_cutoff=limit, limit=200)
+    hits = extract(norm, keys, scorer=_osa().distance, score_cutoff=limit, limit=200)
     return [key for key, _dist, _i in hits if key != norm]

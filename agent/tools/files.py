@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -14,7 +14,9 @@ from ..errors import ToolFailure
 from ..registry import tool
 from ..result import FileEdit, ToolResult
 from ..toolcontext import ToolContext
-from ..walk import IgnoreRules, skip_dir, skip_file
+
+if TYPE_CHECKING:  # (list_directory imports it: the walk's rules, pathspec, are not read_file's)
+    from ..walk import IgnoreRules
 
 READ_HEAD_LINES = 400
 READ_TAIL_LINES = 100
@@ -131,6 +133,8 @@ def _size(n: int) -> str:
 
 
 def _list(listing: _Listing, folder: Path, depth: int, indent: str) -> None:
+    from ..walk import skip_dir, skip_file
+
     try:
         children = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as exc:
@@ -189,6 +193,8 @@ def list_directory(ctx: ToolContext, args: ListDirectoryInput) -> ToolResult:
         raise ToolFailure(f"{name}: no such folder")
     if not real.is_dir():
         raise ToolFailure(f"{name} is a file, not a folder; read it with read_file")
+    from ..walk import IgnoreRules
+
     listing = _Listing(IgnoreRules(ws.root), ws.root, [], [])
     _list(listing, real, args.depth, "")
     out = [f"{name}/" if name != "." else "./"]
