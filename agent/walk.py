@@ -131,6 +131,7 @@ def iter_file_names(
     root: Path, start: Path | None = None, *, gitignore: bool = True, max_files: int | None = None,
     folders: list[str] | None = None, links: list[str] | None = None, links_out: list[str] | None = None,
     depends: list[str] | None = None, rule_files: list[str] | None = None,
+    listed: dict[str, list[os.DirEntry[str]]] | None = None,
 ) -> Iterator[tuple[str, str]]:
     """`iter_files` as strings: (absolute path, "/"-separated path relative to the root). No Path
     objects, no relpath, and a folder's .gitignore read only when the listing shows one: on a
@@ -140,7 +141,9 @@ def iter_file_names(
     out because they lead out of the root or not to a file, and `depends` the other paths whose
     state decided the walk: folders that could not be listed, the pyvenv.cfg that marked a
     virtualenv (agent/semantic/walkstamps.py); `rule_files` the .gitignore of each folder walked
-    whose listing shows one."""
+    whose listing shows one. `listed` holds folders already listed (absolute path → entries, in
+    any order), which the walk takes instead of listing them again (the folder watch's first
+    listing: agent/semantic/watch.py `take_listings`)."""
     start = start or root
     root_s = str(root)
     if start.is_file():
@@ -154,9 +157,13 @@ def iter_file_names(
     while stack:
         folder, rel_folder = stack.pop()
         prefix = rel_folder + "/" if rel_folder else ""
+        given = listed.pop(folder, None) if listed is not None else None
         try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
+            if given is not None:
+                entries = sorted(given, key=lambda e: e.name)
+            else:
+                with os.scandir(folder) as it:
+                    entries = sorted(it, key=lambda e: e.name)
         except OSError:
             if depends is not None:
                 depends.append(folder)

@@ -109,7 +109,8 @@ FAST_PATH_MAY_REACH = {"agent", "agent.entry", "agent.commands", "agent.commands
                        "agent.commands.quickparse", "agent.commands.tool_via_daemon", "agent.daemon.wire",
                        "agent.commands.arguments", "agent.commands.navigation_arguments", "agent.errors", "agent.languages", "agent.configpaths",
                        "agent.daemon", "agent.daemon.protocol",
-                       "agent.commands.index_fast"}  # `codeagent index` with nothing changed (stdlib + protocol)
+                       "agent.commands.index_fast",  # `codeagent index` with nothing changed (stdlib + protocol)
+                       "agent.treestamps"}  # (its stat check of the walk snapshot)
 
 
 def _module_name(path: Path, repo: Path) -> str:

@@ -3,7 +3,7 @@ stat of what the walk depends on shows no change (agent/semantic/walkstamps.py, 
 7): a repeated search says `walk_reused` and gives the fresh walk's answer; each change below
 (a created, deleted or renamed file, a .gitignore edit, a nested negation, a file growing over
 the read limit, a symlink turned to point outside or back in, a virtualenv made or unmade, even
-through a marker linked from outside, a folder's mtime set back)
+through a marker linked from outside, a folder's mtime set back, even in a folder no watch sees)
 makes the very next search walk again and answer exactly as a new session does. The same holds
 in a session that watches its folders as an agent run and the MCP server do
 (agent/semantic/session_watch.py: the walk is kept under the watch instead of stat'ed)."""
@@ -57,6 +57,8 @@ def _warm(root: Path, tmp_path: Path, mode: str = "stamped") -> ToolContext:
     (root / "env2").mkdir()
     (root / "env2" / "pyvenv.cfg").symlink_to(tmp_path / "outside" / "venv.cfg")
     (root / "env2" / "site.py").write_text("parse in a venv\n")
+    (root / ".tools" / "inner").mkdir(parents=True)  # a folder no watch sees (in a hidden one)
+    (root / ".tools" / "inner" / "h.txt").write_text("parse hidden\n")
     time.sleep(RACY_NS / 1e9 + 0.1)
     ctx = open_context(root, settings=SETTINGS)
     if mode == "watched":
@@ -85,6 +87,15 @@ def _add_and_set_mtime_back(root: Path, tmp: Path) -> None:
     os.utime(root / "src" / "util", ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
+def _add_unwatched_and_set_mtime_back(root: Path, tmp: Path) -> None:
+    # no watch sees .tools/inner, nor its parent (the utime's event), and a folder's size need
+    # not change (ext4's stays a block): only its ctime shows it
+    inner = root / ".tools" / "inner"
+    st = os.stat(inner)
+    (inner / "new.txt").write_text("parse new\n")
+    os.utime(inner, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
 def _edit_gitignore_same_size(root: Path, tmp: Path) -> None:
     (root / ".gitignore").write_text("*.lag\nbuild/\n!keep.log\n")  # same length: *.log no longer ignored
 
@@ -101,6 +112,7 @@ CHANGES: dict[str, Callable[[Path, Path], None]] = {
     "out-link's target now leads inside": _retarget_through_outside,
     "virtualenv created": lambda r, t: (r / "src" / "util" / "pyvenv.cfg").write_text("home = /usr\n"),
     "entry added, folder mtime set back": _add_and_set_mtime_back,
+    "entry added in an unwatched folder, its mtime set back": _add_unwatched_and_set_mtime_back,
     "virtualenv marker removed": lambda r, t: (r / "env2" / "pyvenv.cfg").unlink(),
     "virtualenv marker's target outside removed": lambda r, t: (t / "outside" / "venv.cfg").unlink(),
 }

@@ -1,12 +1,15 @@
 """`codeagent index` when nothing changed, on the standard library alone (no tree-sitter, no
 settings models): about a tenth of a second where the full command took more than one.
 
-The last full `codeagent index` left, in the index cache, a snapshot of its walk (the stat of
-every folder it listed and every .gitignore it read; agent/syntax/sources.py `WalkLog`) under a
+The last full `codeagent index` left, in the index cache, a snapshot of its walk (the stamps of
+every folder it listed, every .gitignore it read and every virtualenv marker it obeyed;
+agent/syntax/sources.py `WalkLog`, agent/treestamps.py, the same check as a session's kept
+search walks) under a
 key made of what the answer depends on besides the tree: codeagent's code and query files, the
 settings' sources (config files, trust store, environment) and the installed grammar packages.
-If the key is the same, no folder's mtime moved (an entry created, deleted or renamed in a folder
-changes its mtime), no .gitignore changed, and every indexed file has the stat its row was made
+If the key is the same, every stamp holds (an entry created, deleted or renamed in a folder
+changes its ctime and mtime, a .gitignore edited or a marker's target gone changes its stamp),
+and every indexed file has the stat its row was made
 from, then a walk and a refresh would find exactly the rows there are: the command says so.
 Anything else — a difference, a timestamp too recent to trust, a file skipped (re-tried each
 time), an unreadable cache, an argument this module does not know — returns None and the full
@@ -28,11 +31,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from .. import treestamps
 from ..daemon.protocol import build_id, inputs_id
 from .output import EXIT_OK, UsageError, print_json
 
 INDEX_PATH = (".codeagent", "index", "symbols.sqlite")  # workspace.TOOL_DIR / syntax.index.INDEX_FILE
-RACY_NS = 2_000_000_000  # as agent/syntax/index.py: a stat this close to its check may hide a change
+RACY_NS = treestamps.RACY_NS  # as agent/syntax/index.py: a stat this close to its check may hide a change
 # The grammar modules of agent/syntax/languages.py LANGUAGES and tree-sitter itself (a test
 # checks the two lists agree): a new version of any of them changes the index's fingerprint.
 GRAMMAR_MODULES = ("tree_sitter", "tree_sitter_go", "tree_sitter_java", "tree_sitter_javascript",
@@ -107,18 +111,13 @@ def _unchanged_rows(root: Path, cache: Path, key: str) -> int | None:
     if row is None:
         return None
     snapshot = json.loads(row[0])  # (only read once the key matched: codeagent wrote it)
-    trusted_before = int(meta["walk_ns"]) - RACY_NS
     base = str(root)
     prefix = base.rstrip("/") + "/"  # (paths are "/"-separated; concatenation is the hot loop)
+    walk = snapshot["walk"]
+    if not treestamps.hold([prefix + rel if rel else base for rel, _ in walk],
+                           [tuple(s) if s is not None else None for _, s in walk]):
+        return None  # an entry created, deleted or renamed, a rule file edited, a marker gone
     stat = os.stat
-    for rel, mtime_ns, inode in snapshot["folders"]:
-        st = stat(prefix + rel if rel else base)
-        if st.st_mtime_ns != mtime_ns or st.st_ino != inode or mtime_ns >= trusted_before:
-            return None  # an entry created, deleted or renamed, or maybe so in the walk's clock tick
-    for rel, size, mtime_ns, inode in snapshot["ignore_files"]:
-        st = stat(prefix + rel)
-        if st.st_size != size or st.st_mtime_ns != mtime_ns or st.st_ino != inode or mtime_ns >= trusted_before:
-            return None
     files = snapshot["files"]
     for rel, size, mtime_ns, inode, checked_ns in files:
         if mtime_ns >= checked_ns - RACY_NS:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import treestamps
 from ..toolcontext import ToolContext
 
 CACHED_TOOLS = frozenset({"find_references", "find_definition", "type_info", "call_hierarchy",
@@ -36,7 +37,7 @@ MAX_STAMPS = 2_000  # files named by one answer; an answer naming more is not ke
 MAX_WALK = 20_000  # data nodes looked at for file paths
 # A file modified this recently may change again within the same mtime tick (FAT and some network
 # filesystems count in seconds): an answer naming one is not kept, as the index of git does.
-RACY_NS = 2_000_000_000
+RACY_NS = treestamps.RACY_NS
 _SERVICE = "semantic.queries"
 
 Signature = tuple[int, int, int]

@@ -5,7 +5,8 @@ the watch (walkcache.py) instead of a stat of every listed folder and file (walk
 `watch_later` (at the session's start) costs nothing: the watch is put in place on first need,
 by the first search that would keep a walk (walkcache.kept_walks). Before that nothing is kept,
 so nothing needs the watch; the walk that first search makes comes after the watch is in place,
-so a change made after that is an event, and one made before is in the walk.
+so a change made after that is an event, and one made before is in the walk (which takes the
+watch's own listings of the folders it watches, watch.py `take_listings`: one listing each).
 
 `watch_session` puts the watch in place (the source listing: one walk of the folders and an
 inotify watch on each) and installs a look that runs before every tool call (ToolContext.

@@ -9,9 +9,9 @@ owner's epoch and the watch's generation, and None while the watch is unhealthy 
 no drain has seen. Every file event in a watched folder (the watch's mask includes writes, so a
 size change or a .gitignore edit counts) bumps the epoch (the daemon's query cache is emptied),
 which retires every selection. What the watch does not see - the walk visits hidden folders,
-which the watch leaves out, and symlinked files point elsewhere - is covered by the stat
-signatures of those folders, their selected files and .gitignore, and the links' targets,
-checked again on each reuse (querycache.stamps_of, with its 2 s racy rule)."""
+which the watch leaves out, and symlinked files point elsewhere - is covered by the stamps of
+those folders, their selected files and .gitignore, and the links' targets, checked again on
+each reuse (agent/treestamps.py, the stat check of a daemon-less session's kept walks too)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from .. import treestamps
 from ..toolcontext import ToolContext
-from .querycache import MAX_STAMPS, Stamp, signature, stamps_of
+from .querycache import MAX_STAMPS
 
 MAX_ENTRIES = 16
 MAX_FILES = 500_000  # over all kept selections (a Django-sized one holds ~7,000)
@@ -38,6 +39,10 @@ class WalkGuard(Protocol):
     def watches(self, folder: str) -> bool:
         """Whether a change in `folder` (absolute) raises an event."""
 
+    def listings(self) -> dict[str, list[os.DirEntry[str]]] | None:
+        """Once, the watch's own first listing of each folder it watches, if each is still the
+        folder as it is (watch.py `take_listings`): the first walk need not list them again."""
+
 
 @dataclass(frozen=True, slots=True)
 class Selection:
@@ -49,7 +54,8 @@ class Selection:
 class _Entry:
     token: object
     selection: Selection
-    stamps: tuple[Stamp, ...]
+    paths: tuple[str, ...]  # what the watch cannot see (see the module's docstring)
+    stamps: tuple[treestamps.Stamp, ...]
 
 
 class WalkCache:
@@ -64,13 +70,16 @@ class WalkCache:
     def token(self) -> object | None:
         return self.guard.token() if self.guard is not None else None
 
+    def listings(self) -> dict[str, list[os.DirEntry[str]]] | None:
+        return self.guard.listings() if self.guard is not None else None
+
     def get(self, key: str) -> Selection | None:
         token = self.token()
         if token is None:
             return None
         with self._lock:
             entry = self._entries.get(key)
-        if entry is None or entry.token != token or any(signature(p) != s for p, s in entry.stamps):
+        if entry is None or entry.token != token or not treestamps.hold(entry.paths, entry.stamps):
             return None
         with self._lock:
             if key in self._entries:
@@ -91,12 +100,13 @@ class WalkCache:
         paths.update(a for a, _ in selection.files if os.path.dirname(a) in unwatched)
         if len(paths) > MAX_STAMPS:
             return False
-        stamps = stamps_of(sorted(paths), started_ns)
+        stamped = sorted(paths)
+        stamps = treestamps.take(stamped, started_ns)
         if stamps is None or guard.token() != token:
             return False
         with self._lock:
             self._entries.pop(key, None)
-            self._entries[key] = _Entry(token, selection, stamps)
+            self._entries[key] = _Entry(token, selection, tuple(stamped), tuple(stamps))
             while len(self._entries) > MAX_ENTRIES or sum(len(e.selection.files) for e in self._entries.values()) > MAX_FILES:
                 self._entries.popitem(last=False)
         return True

@@ -1,5 +1,6 @@
 """search_in_files' file selections kept by a process without a daemon (the agent loop, the MCP
-server), reused only while a stat of everything the walk's answer depends on shows no change.
+server), reused only while a stat of everything the walk's answer depends on shows no change
+(the stamps and their racy rule: agent/treestamps.py, `codeagent index`'s check too).
 
 The daemon keeps selections while its folder watch is quiet (agent/semantic/walkcache.py); a
 process without a watch re-checks instead: every folder the walk listed (its ctime changes when
@@ -7,8 +8,9 @@ an entry is created, deleted or renamed, and, unlike its mtime, cannot be set ba
 `tar`), every selected or oversized file (its size decides the read limit), each folder's
 .gitignore, and each symlinked file's target, resolved again. That is one `stat` per folder and
 file, about a third of what listing the folders, matching the ignore rules and the per-file size
-stat cost, and the files' part runs while ripgrep begins; the answer is the fresh walk's. A selection walked while something was being changed
-(a signature younger than querycache.RACY_NS) is not kept.
+stat cost, and the files' part runs while ripgrep begins; the answer is the fresh walk's. A
+selection walked while something was being changed (a stamp younger than treestamps.RACY_NS) is
+not kept.
 """
 
 from __future__ import annotations
@@ -19,28 +21,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import treestamps
 from ..toolcontext import ToolContext
-from .querycache import RACY_NS
 from .walkcache import Selection
 
 MAX_ENTRIES = 8
 MAX_PATHS = 200_000  # stamped paths over all kept selections (Django's: ~10,000)
 _SERVICE = "walk.stamped"
-
-Sig = tuple[int, int, int, int] | None  # (ctime, mtime, size, inode), None: gone
-
-
-def _sigs(paths: tuple[str, ...]) -> list[Sig]:
-    out: list[Sig] = []
-    stat, append = os.stat, out.append
-    for path in paths:
-        try:
-            st = stat(path)
-        except OSError:
-            append(None)
-            continue
-        append((st.st_ctime_ns, st.st_mtime_ns, st.st_size, st.st_ino))
-    return out
 
 
 def _sizes(paths: tuple[str, ...]) -> list[int | None]:
@@ -58,7 +45,7 @@ def _sizes(paths: tuple[str, ...]) -> list[int | None]:
 class _Entry:
     selection: Selection
     strict: tuple[str, ...]  # folders, .gitignore files, virtualenv markers: any change counts
-    sigs: tuple[Sig, ...]
+    stamps: tuple[treestamps.Stamp, ...]
     sized: tuple[str, ...]  # selected and oversized files (symlinks: their targets): only the size counts
     sizes: tuple[int | None, ...]
     links: tuple[tuple[str, bool], ...]  # every symlinked file met, and whether it led out
@@ -84,7 +71,7 @@ class StampedWalks:
             entry = self._entries.get(key)
         if entry is None:
             return None
-        if any(leaves(link) != out for link, out in entry.links) or _sigs(entry.strict) != list(entry.sigs):
+        if any(leaves(link) != out for link, out in entry.links) or not treestamps.hold(entry.strict, entry.stamps):
             self._drop(key, entry)
             return None
 
@@ -119,11 +106,10 @@ class StampedWalks:
         strict += rule_files
         if len(strict) + len(sized) > MAX_PATHS:
             return False
-        sigs = _sigs(tuple(strict))
-        young = started_ns - RACY_NS  # a folder or rule file changed in the same tick may change unseen
-        if any(s is not None and (s[0] > young or s[1] > young) for s in sigs):
+        stamps = treestamps.take(strict, started_ns)
+        if stamps is None:  # a folder or rule file changed in the walk's clock tick may change unseen
             return False
-        entry = _Entry(selection, tuple(strict), tuple(sigs), tuple(p for p, _ in sized), tuple(n for _, n in sized),
+        entry = _Entry(selection, tuple(strict), tuple(stamps), tuple(p for p, _ in sized), tuple(n for _, n in sized),
                        tuple(links))
         with self._lock:
             self._entries.pop(key, None)

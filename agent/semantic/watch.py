@@ -10,6 +10,11 @@ a new watch is put on every folder *before* the mtimes are compared, so a change
 comparison raises an event and one made before it is in the comparison: the watch is healthy
 again from the next poll on, under a new `generation` (whatever was trusted under the old watch
 must be looked at again). A watch that stopped at the kernel's limit is not retried.
+
+Each folder is watched before it is listed, so a change made after its listing raises an event.
+The first listing of every folder is handed, once, to the search walk that comes right after it
+(`take_listings`, the first search of a watched session: the tree is listed once, not twice),
+while nothing has changed since: no event at the first poll, none queued at the hand-over.
 """
 
 from __future__ import annotations
@@ -21,11 +26,15 @@ from pathlib import Path
 
 from lsp_bridge.watch import FolderWatch
 
+from .. import treestamps
 from ..languages import SOURCE_SUFFIXES
 from ..walk import ALWAYS_SKIPPED
 
 MAX_FOLDERS = 50_000
-RACY_NS = 2_000_000_000  # a folder changed this recently may change again within the same mtime tick
+# Entries of the first listing kept for the first search walk, ~290 bytes each (Django: 10,000;
+# Home Assistant: 39,000); past it the walk lists the folders itself.
+MAX_HANDED = 100_000
+RACY_NS = treestamps.RACY_NS  # a folder changed this recently may change again within the same mtime tick
 
 
 class NewFileWatcher:
@@ -39,8 +48,16 @@ class NewFileWatcher:
         self._retired = 0  # generations used by watches that broke: a new watch starts past them
         self._began = began
         self.events: set[str] | None = None  # paths named by the last poll's events (None: not watching)
+        self._polls = 0
+        # Each folder's listing as the construction made it, after the folder's watch was in place.
+        self._handed: dict[str, list[os.DirEntry[str]]] | None = {}
+        self._handed_entries = 0
+        self._watch = FolderWatch.create()
         self._list(str(root), [])
-        self._watch = self._new_watch()
+        if self._watch is None:
+            self._handed = None
+        elif self._began is not None:
+            self._began()
 
     def _new_watch(self) -> FolderWatch | None:
         """A watch on every listed folder, or None (no inotify, or past the kernel's limit)."""
@@ -67,6 +84,16 @@ class NewFileWatcher:
         """Every listed folder is watched and no event was lost: a change to one is seen."""
         return self._watch is not None and not self._watch.broken
 
+    def take_listings(self) -> dict[str, list[os.DirEntry[str]]] | None:
+        """The construction's listing of each watched folder (absolute path → its entries,
+        unsorted), once, for the search walk about to begin: only while the watch is healthy, its
+        first poll drained nothing and nothing is queued now, so that each is the folder as it is.
+        A change from here on raises an event, which retires whatever that walk keeps."""
+        handed, self._handed = self._handed, None
+        if handed is None or not self.healthy or self.pending():
+            return None
+        return handed
+
     def pending(self) -> bool:
         """Events are queued that no poll has seen yet (True when not watching: anything may have changed)."""
         return self._watch is None or self._watch.pending()
@@ -77,13 +104,25 @@ class NewFileWatcher:
             self._watch = None
 
     def _list(self, folder: str, found: list[Path]) -> None:
-        """(Re)read one folder; new subfolders are read recursively (their files count as new)."""
+        """(Re)read one folder; new subfolders are read recursively (their files count as new).
+        The folder is watched before it is read: a change after the read raises an event."""
+        watched = self._watch is None or self._watch.add(folder)  # (re)created folders too
         try:
             mtime = os.stat(folder).st_mtime_ns
-            entries = list(os.scandir(folder))
+            with os.scandir(folder) as it:
+                entries = list(it)
         except OSError:
             self._forget(folder, found)
             return
+        if not watched:
+            self.close()  # past the watch limit: mtimes from now on
+            self._handed = None
+        if self._handed is not None and self._polls == 0:  # (the construction's listing only)
+            self._handed_entries += len(entries)
+            if self._handed_entries > MAX_HANDED:
+                self._handed = None
+            else:
+                self._handed[folder] = entries
         subs, files = set(), set()
         for entry in entries:
             try:
@@ -97,8 +136,6 @@ class NewFileWatcher:
         old = self._folders.get(folder)
         old_subs, old_files = (old[1], old[2]) if old else (frozenset(), frozenset())
         self._folders[folder] = (mtime, frozenset(subs), frozenset(files))
-        if self._watch is not None and not self._watch.add(folder):  # (re)created folders too
-            self.close()  # past the watch limit: mtimes from now on
         if old is not None:
             found.extend(Path(folder, name) for name in files ^ old_files)
         for name in old_subs - subs:
@@ -126,6 +163,9 @@ class NewFileWatcher:
         found: list[Path] = []
         changes = self._watch.drain() if self._watch is not None else None
         self.events = changes.paths if changes is not None else None
+        self._polls += 1
+        if self._polls > 1 or changes is None or changes.paths or changes.new_folders:
+            self._handed = None  # (the first listings are handed over only before anything changed)
         if changes is not None:
             # (the folders named themselves are looked up one by one: a set of every folder, built
             # per poll, cost each warm request ~80 us on Django's 3,200 folders)

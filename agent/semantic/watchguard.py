@@ -36,3 +36,6 @@ class WatchGuard:
 
     def watches(self, folder: str) -> bool:
         return self.watcher.covers(os.path.join(folder, "-"))  # covers() looks at a file's folder
+
+    def listings(self) -> dict[str, list[os.DirEntry[str]]] | None:
+        return self.watcher.take_listings()

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import treestamps
 from ..config import SyntaxSettings
 from ..errors import OutsideWorkspaceError
 from ..result import Location
@@ -29,7 +30,7 @@ from .workers import POOL_ERRORS, ParsePool, ShowProgress, deal, no_progress
 if TYPE_CHECKING:
     from ..workspace import Workspace
 
-RACY_NS = 2_000_000_000  # a file modified this close to its check may change again unseen by mtime
+RACY_NS = treestamps.RACY_NS  # a file modified this close to its check may change again unseen by mtime
 INDEX_FILE = Path("index") / "symbols.sqlite"
 MAX_LOADED_FILES = 20_000  # outlines kept in memory after a lookup read them
 IN_PROCESS_BATCH = 500  # files parsed in this process between two writes to the store
@@ -216,7 +217,12 @@ class SymbolIndex:
         if (self.walk_key is None or not log.complete or log.links or stats.problem or self._unsaved
                 or self.store.path is None or any(rec.skipped for rec in self._records.values())):
             return  # the next command walks the tree: it knows things a snapshot cannot show
-        self.store.save_walk(self.walk_key, walk_ns, log.folders, log.ignore_files)
+        rels = log.paths()
+        base = str(self.root).rstrip("/") + "/"
+        stamps = treestamps.take([base + rel if rel else str(self.root) for rel in rels], walk_ns)
+        if stamps is None or None in stamps:
+            return  # changed in the walk's clock tick, or gone since the walk saw it
+        self.store.save_walk(self.walk_key, walk_ns, list(zip(rels, stamps, strict=True)))
 
     def _keep(self, records: list[FileRecord]) -> None:
         """Take newly parsed records: into memory, and into the store (in one transaction)."""

@@ -30,15 +30,20 @@ _NAME = operator.attrgetter("name")
 @dataclass
 class WalkLog:
     """What a walk's answer depended on, for a later check that it would still be the same
-    without walking again (agent/commands/index_fast.py): the stat of each folder walked, taken
-    before it was listed (creating, deleting or renaming an entry changes its mtime), each
-    .gitignore read, and whether a symlinked source file was followed (its target may change
-    where no folder mtime shows it)."""
+    without walking again (agent/commands/index_fast.py), as paths relative to the root: each
+    folder walked (creating, deleting or renaming an entry changes it), each .gitignore read,
+    each pyvenv.cfg that made a folder a virtualenv (linked from elsewhere, only its own stamp
+    shows its target going), all stamped once the walk is done (agent/treestamps.py); and whether
+    a symlinked source file was followed (its target may change where no folder shows it)."""
 
-    folders: list[tuple[str, int, int]] = field(default_factory=list)  # (relative path, mtime_ns, inode)
-    ignore_files: list[tuple[str, int, int, int]] = field(default_factory=list)  # (path, size, mtime_ns, inode)
+    folders: list[str] = field(default_factory=list)
+    ignore_files: list[str] = field(default_factory=list)
+    markers: list[str] = field(default_factory=list)
     links: int = 0
-    complete: bool = True  # False when a folder could not be stat'ed or listed
+    complete: bool = True  # False when a folder could not be listed
+
+    def paths(self) -> list[str]:
+        return [*self.folders, *self.ignore_files, *self.markers]
 
 
 def _is_virtualenv(entries: list[os.DirEntry[str]]) -> bool:
@@ -89,24 +94,21 @@ def source_files(root: str, start: str | None = None,
 def _walk(folder: str, parts: list[str], specs: _Specs, root_prefix: str,
           top: bool = False, log: WalkLog | None = None) -> Iterator[tuple[str, str, os.stat_result]]:
     try:
-        if log is not None:
-            folder_st = os.stat(folder)
-            log.folders.append(("/".join(parts), folder_st.st_mtime_ns, folder_st.st_ino))
         with os.scandir(folder) as it:
             entries = sorted(it, key=_NAME)
     except OSError:
         if log is not None:
             log.complete = False
         return
+    if log is not None:
+        log.folders.append("/".join(parts))
     if not top and _is_virtualenv(entries):
+        if log is not None:
+            log.markers.append("/".join([*parts, "pyvenv.cfg"]))
         return  # (the folder the walk starts in is walked whatever it is)
     if any(e.name == ".gitignore" for e in entries):
         if log is not None:
-            try:
-                ist = os.stat(os.path.join(folder, ".gitignore"))
-                log.ignore_files.append(("/".join([*parts, ".gitignore"]), ist.st_size, ist.st_mtime_ns, ist.st_ino))
-            except OSError:
-                log.complete = False
+            log.ignore_files.append("/".join([*parts, ".gitignore"]))
         spec = load_gitignore(folder)
         if spec is not None:
             specs = (*specs, (len(parts), spec, quick_test(spec)))

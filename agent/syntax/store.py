@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..treestamps import Stamp
 from .extract import FileRecord, decode_entries
 from .symbols import Entry
 
@@ -36,12 +37,14 @@ DROP TABLE IF EXISTS walk; -- (schema 2's snapshot, one row per entry)
 CREATE TABLE IF NOT EXISTS walk_snapshot (id INTEGER PRIMARY KEY CHECK (id = 0), data TEXT NOT NULL);
 """
 # The `walk_snapshot` row and meta 'walk_key'/'walk_ns': what the last complete walk of the tree
-# depended on (sources.WalkLog) and the stat keys of the rows it left, as one JSON text
-# ({"folders": [[path, mtime_ns, inode]], "ignore_files": [[path, size, mtime_ns, inode]],
+# depended on (sources.WalkLog, stamped by agent/treestamps.py) and the stat keys of the rows it
+# left, as one JSON text ({"walk": [[path, [ctime_ns, mtime_ns, size, inode]]],
 # "files": [[path, size, mtime_ns, inode, checked_ns]]}), read by agent/commands/index_fast.py:
 # one value to decode instead of a row per entry. The file list is read from the files table in
 # the transaction that writes the snapshot, and any later change to that table deletes
-# 'walk_key' in its own transaction, so a snapshot never outlives the rows it describes.
+# 'walk_key' in its own transaction, so a snapshot never outlives the rows it describes. (A
+# snapshot of an older layout, {"folders", "ignore_files", "files"} with mtimes, is never read:
+# its key holds the build id of the code that wrote it, and the next full command replaces it.)
 WALK_KEY, WALK_NS = "walk_key", "walk_ns"
 
 
@@ -182,8 +185,7 @@ class IndexStore:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
 
-    def save_walk(self, key: str, walk_ns: int, folders: list[tuple[str, int, int]],
-                  ignore_files: list[tuple[str, int, int, int]]) -> bool:
+    def save_walk(self, key: str, walk_ns: int, walk: list[tuple[str, Stamp]]) -> bool:
         """Record the snapshot of a complete walk whose results the files table now holds; False
         (nothing recorded) if a row is skipped (the full refresh re-tries it) or on any error."""
         try:
@@ -193,8 +195,7 @@ class IndexStore:
             if any(row[5] for row in rows):
                 self._db.execute("ROLLBACK")
                 return False
-            data = json.dumps({"folders": folders, "ignore_files": ignore_files,
-                               "files": [row[:5] for row in rows]}, separators=(",", ":"))
+            data = json.dumps({"walk": walk, "files": [row[:5] for row in rows]}, separators=(",", ":"))
             self._db.execute("INSERT OR REPLACE INTO walk_snapshot VALUES (0, ?)", (data,))
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (WALK_NS, str(walk_ns)))
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (WALK_KEY, key))

@@ -51,14 +51,15 @@ def _selected(ws: Workspace, start: Path, glob: str | None) -> list[Path]:
 
 def _selected_names(ws: Workspace, start: Path, glob: str | None, folders: list[str] | None = None,
                     links: list[str] | None = None, links_out: list[str] | None = None,
-                    depends: list[str] | None = None, rule_files: list[str] | None = None) -> list[tuple[str, str]]:
+                    depends: list[str] | None = None, rule_files: list[str] | None = None,
+                    listed: dict[str, list[os.DirEntry[str]]] | None = None) -> list[tuple[str, str]]:
     """`_selected` as (absolute path, workspace-relative name) strings, without Path objects."""
     try:
         match = compile_glob(glob) if glob else None
     except ValueError as exc:
         raise ToolFailure(str(exc)) from exc
     found = list(iter_file_names(ws.root, start, folders=folders, links=links, links_out=links_out, depends=depends,
-                                 rule_files=rule_files))
+                                 rule_files=rule_files, listed=listed))
     if match is None:
         return found
     base = start if start.is_dir() else start.parent
@@ -148,12 +149,14 @@ def _selection(ctx: ToolContext, start: Path, glob: str | None,
         if kept is not None:
             return kept[0], True, kept[1]
     token, started = walks.token() if walks is not None else None, time.time_ns()
+    # (after the token: the watch's first listings, if handed over, are the folders as they are now)
+    listed = walks.listings() if walks is not None and token is not None else None
     folders: list[str] = []
     links: list[str] = []
     links_out: list[str] = []
     depends: list[str] = []
     rule_files: list[str] = []
-    named = sorted(_selected_names(ws, start, glob, folders, links, links_out, depends, rule_files),
+    named = sorted(_selected_names(ws, start, glob, folders, links, links_out, depends, rule_files, listed),
                    key=lambda item: item[1])
     files: list[tuple[str, str]] = []
     too_big: list[str] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -37,11 +38,14 @@ def index(root: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[d
 
 
 def age(root: Path) -> None:
-    """Every file and folder's mtime set long ago (deepest first: a folder's own mtime last)."""
+    """Every file and folder's mtime set long ago (deepest first: a folder's own mtime last),
+    and their ctimes (which a utime sets to now, and nothing can set back) let age past the
+    racy window: the walk's stamps hold both (agent/treestamps.py)."""
     for folder, dirs, files in os.walk(root, topdown=False):
         for name in files + dirs:
             os.utime(os.path.join(folder, name), (OLD, OLD), follow_symlinks=False)
     os.utime(root, (OLD, OLD))
+    time.sleep(RACY_NS / 1e9 + 0.1)
 
 
 @pytest.fixture
@@ -121,6 +125,7 @@ def test_the_fast_path_knows_every_grammar() -> None:
 def test_a_renamed_file_is_indexed_under_its_new_name(tree: Path) -> None:
     (tree / "pkg" / "b.py").rename(tree / "pkg" / "renamed.py")
     os.utime(tree / "pkg", (OLD + 5, OLD + 5))  # the file keeps its old stat: only the folder shows it
+    time.sleep(RACY_NS / 1e9 + 0.1)  # (so that the full command's walk may leave a snapshot)
     renamed, loaded = index(tree)
     assert loaded and (renamed["files"], renamed["parsed"], renamed["removed"]) == (3, 1, 1)
     again, loaded = index(tree)
@@ -152,3 +157,57 @@ def test_the_console_script_answers_a_warm_index_without_the_cli_or_the_daemon_c
     done = subprocess.run([sys.executable, "-m", "agent.entry", "index", "--root", str(tree), "--json"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and json.loads(done.stdout)["parsed"] == 1, done.stderr
+
+
+# The walk's stamps (agent/treestamps.py) hold each folder's and rule file's ctime, which no tool
+# can set back: each change below leaves every mtime, size and inode the snapshot knew as it was.
+def test_an_entry_added_with_its_folder_mtime_set_back_is_indexed(tree: Path) -> None:
+    st = os.stat(tree / "pkg")
+    (tree / "pkg" / "d.py").write_text("def delta():\n    pass\n")
+    os.utime(tree / "pkg" / "d.py", (OLD, OLD))
+    os.utime(tree / "pkg", ns=(st.st_atime_ns, st.st_mtime_ns))  # as tar, rsync -t or cp -p leave a folder
+    created, loaded = index(tree)
+    assert loaded and (created["files"], created["parsed"]) == (4, 1)
+
+
+def test_a_gitignore_rewritten_to_the_same_size_and_mtime_is_obeyed(tree: Path) -> None:
+    ignore = tree / ".gitignore"
+    assert ignore.read_text() == "build/\n"
+    ignore.write_text("pkg/\n#\n")  # as long, in place (the same inode); pkg/ is ignored now
+    os.utime(ignore, (OLD, OLD))
+    after, loaded = index(tree)
+    assert loaded and (after["files"], after["removed"]) == (1, 2)
+
+
+def test_a_virtualenv_marker_whose_target_outside_goes_away_is_walked_again(tmp_path: Path) -> None:
+    root, outside = tmp_path / "proj", tmp_path / "outside"
+    (root / "env2").mkdir(parents=True)
+    outside.mkdir()
+    (root / "a.py").write_text("def alpha():\n    return 1\n")
+    (root / "env2" / "site.py").write_text("def in_venv():\n    pass\n")
+    (outside / "venv.cfg").write_text("home = /usr\n")
+    (root / "env2" / "pyvenv.cfg").symlink_to(outside / "venv.cfg")  # env2 is a virtualenv: not indexed
+    (root / ".codeagent").mkdir()
+    age(root)
+    first, _ = index(root)
+    warm, loaded = index(root)
+    assert first["files"] == warm["files"] == 1 and not loaded  # (the snapshot is there)
+    (outside / "venv.cfg").unlink()  # no folder of the tree changes: only the marker's stamp shows it
+    after, loaded = index(root)
+    assert loaded and (after["files"], after["parsed"]) == (2, 1)
+
+
+def test_a_snapshot_in_the_older_layout_takes_the_full_path_and_is_replaced(tree: Path) -> None:
+    """An index left by an older codeagent: its rows stay, its snapshot (folder mtimes) is not
+    trusted, and the full command writes the stamps' layout (its key holds the build id anyway)."""
+    cache = tree / ".codeagent" / "index" / "symbols.sqlite"
+    db = sqlite3.connect(cache, isolation_level=None)
+    data = json.loads(db.execute("SELECT data FROM walk_snapshot").fetchone()[0])
+    old = {"folders": [[rel, stamp[1], stamp[3]] for rel, stamp in data["walk"]], "ignore_files": [],
+           "files": data["files"]}
+    db.execute("UPDATE walk_snapshot SET data = ?", (json.dumps(old),))
+    db.close()
+    full, loaded = index(tree)
+    assert loaded and (full["files"], full["parsed"], full["removed"]) == (3, 0, 0)
+    warm, loaded = index(tree)
+    assert not loaded and warm["files"] == 3
