@@ -38,9 +38,10 @@ if str(CODE) != str(HERE.parent):  # corpora put (and imported) this checkout fi
     for _name in [m for m in sys.modules if m.split(".")[0] in ("agent", "lsp_bridge")]:
         del sys.modules[_name]
 
+from traced_daemon import spawn  # noqa: E402
+
 from agent.config import load_settings  # noqa: E402
 from agent.daemon.client import DaemonClient  # noqa: E402
-from agent.daemon.protocol import settings_json  # noqa: E402
 from lsp_bridge.servers import get_spec, resolve_command  # noqa: E402
 
 CODEAGENT = [str(shutil.which("codeagent"))] if shutil.which("codeagent") else [sys.executable, "-m", "agent.cli"]
@@ -50,25 +51,6 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 def call_args(rel: str, line: int, col: int) -> dict[str, Any]:  # as refs_bench asks
     return {"file_path": rel, "line": line, "column": col, "include_declaration": True, "limit": 0}
-
-
-def spawn(client: DaemonClient, language: str, out: Path) -> subprocess.Popen[bytes]:
-    state = client.state
-    state.mkdir(parents=True, exist_ok=True)
-    (state / "settings.json").write_text(settings_json(client.settings), encoding="utf-8")
-    (state / "root").write_text(str(client.root), encoding="utf-8")
-    cmd = [sys.executable, str(HERE / "first_warm_daemon.py"), "--root", str(client.root), "--state", str(state),
-           "--warm", language]
-    log = open(state / "daemon.log", "ab")  # noqa: SIM115 (the daemon's whole life)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, cwd=str(state),
-                            start_new_session=True, env={**os.environ, "CODEAGENT_TRACE_OUT": str(out),
-                                                         "CODEAGENT_BENCH_CODE": str(CODE)})
-    deadline = time.monotonic() + 120
-    while client.ping() is None:
-        if time.monotonic() > deadline or proc.poll() is not None:
-            raise RuntimeError("traced daemon did not start: " + (state / "daemon.log").read_text()[-3000:])
-        time.sleep(0.05)
-    return proc
 
 
 def descendants_cpu(pid: int) -> float:
@@ -176,7 +158,7 @@ def main() -> int:
     client = DaemonClient(root, settings)
     client.stop()
     print(f"code {CODE}, pattern {args.pattern}; load {Path('/proc/loadavg').read_text().strip()}", flush=True)
-    proc = spawn(client, corpus.language_id, out)
+    proc = spawn(client, corpus.language_id, out, "first_warm_daemon.py", {"CODEAGENT_BENCH_CODE": str(CODE)})
     raw: RawLsp | None = None
     rows: list[dict[str, Any]] = []
     try:

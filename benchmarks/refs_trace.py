@@ -38,9 +38,10 @@ if os.environ.get("CODEAGENT_BENCH_CODE"):  # corpora put (and imported) this ch
     for _name in [m for m in sys.modules if m.split(".")[0] in ("agent", "lsp_bridge")]:
         del sys.modules[_name]
 
+from traced_daemon import spawn  # noqa: E402
+
 from agent.config import load_settings  # noqa: E402
 from agent.daemon.client import DaemonClient  # noqa: E402
-from agent.daemon.protocol import settings_json  # noqa: E402
 from lsp_bridge.servers import get_spec, resolve_command  # noqa: E402
 
 CODEAGENT = [str(shutil.which("codeagent"))] if shutil.which("codeagent") else [sys.executable, "-m", "agent.cli"]
@@ -62,26 +63,6 @@ def start_raw(command: list[str], root: Path, language_id: str, server: str, rel
     if get_spec(server).readiness != "typescript-native" and not raw.ready.wait(600):
         raise RuntimeError("raw server never became ready")
     return raw
-
-
-def spawn(client: DaemonClient, language: str, out: Path) -> subprocess.Popen[bytes]:
-    state = client.state
-    state.mkdir(parents=True, exist_ok=True)
-    (state / "settings.json").write_text(settings_json(client.settings), encoding="utf-8")
-    (state / "root").write_text(str(client.root), encoding="utf-8")
-    cmd = [sys.executable, str(HERE / "daemon_trace.py"), "--root", str(client.root), "--state", str(state),
-           "--warm", language]
-    log = open(state / "daemon.log", "ab")  # noqa: SIM115 (the daemon's whole life)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, cwd=str(state),
-                            start_new_session=True, env={**os.environ, "CODEAGENT_TRACE_OUT": str(out)})
-    deadline = time.monotonic() + 120
-    while client.ping() is None:
-        if time.monotonic() > deadline or proc.poll() is not None:
-            log.flush()
-            tail = (state / "daemon.log").read_text(errors="replace")[-3000:] if (state / "daemon.log").exists() else ""
-            raise RuntimeError(f"traced daemon did not start; its log ends:\n{tail}")
-        time.sleep(0.05)
-    return proc
 
 
 def complete_lines(out: Path) -> list[str]:
@@ -185,7 +166,7 @@ def main() -> int:
     settings = load_settings(root)
     client = DaemonClient(root, settings)
     client.stop()
-    proc = spawn(client, corpus.language_id, out)
+    proc = spawn(client, corpus.language_id, out, "daemon_trace.py")
     command, _ = resolve_command(get_spec(corpus.server))
     try:
         name0, rel0, line0, col0 = corpus.targets[0]
