@@ -58,7 +58,11 @@ def timed_call(daemon: DaemonClient, root: Path, rel: str, line: int, col: int, 
     if not result.get("success"):
         raise RuntimeError(f"find_references failed: {result.get('error')}")
     times = daemon_times(root)
-    if len(times) != before + 1 and before:  # (the first request started the daemon: a new log may begin)
+    deadline = time.monotonic() + 10  # the daemon logs a call once the client has closed (after its reply)
+    while len(times) < before + 1 and time.monotonic() < deadline:
+        time.sleep(0.005)
+        times = daemon_times(root)
+    if not times or (len(times) != before + 1 and before):  # (the first request started the daemon: a new log may begin)
         raise RuntimeError("the daemon did not log exactly one request")
     return times[-1], trip, result
 
