@@ -13,6 +13,7 @@ from typing import Literal
 
 import tree_sitter as ts
 
+from .identifier_spans import identifier_spans
 from .languages import encode, get_query, parse_bytes
 from .positions import LineMap
 
@@ -54,26 +55,17 @@ class Occurrences:
 def code_occurrences(text: str, language: str, name: str, *,
                      parsed: Callable[[ts.Tree, bytes], object] | None = None) -> list[tuple[int, int]]:
     """0-based (line, character column) of every identifier token equal to `name` in code,
-    never inside strings or comments. `parsed` is given the tree and its UTF-8 source when some
-    were found (a caller that needs the file's outline too then parses it once)."""
+    never inside strings or comments (the file's identifier tokens, identifier_spans.py, which
+    the daemon's file cache keeps for every name). `parsed` is given the tree and its UTF-8
+    source when some were found (a caller that needs the file's outline too then parses it once)."""
     if not name or name not in text:
         return []
-    query = get_query(language, "identifiers")
-    if query is None:
-        return []
     source = encode(text)
-    wanted = encode(name)
-    tree = parse_bytes(source, language)
-    lines = LineMap(source)
-    found = set()
-    for nodes in ts.QueryCursor(query).captures(tree.root_node).values():
-        for node in nodes:
-            if node.end_byte - node.start_byte == len(wanted) and source[node.start_byte:node.end_byte] == wanted:
-                row, col = node.start_point
-                found.add((row, lines.char_column(row, col)))
-    if parsed is not None and found:
+    spans, tree = identifier_spans(source, language)
+    found = spans.occurrences(source, name)
+    if parsed is not None and tree is not None and found:
         parsed(tree, source)
-    return sorted(found)
+    return found
 
 
 @dataclass(eq=False, slots=True)

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+import tree_sitter as ts
 
 from agent.bootstrap import open_context
 from agent.languages import syntax_language
@@ -20,10 +21,24 @@ from agent.semantic.name_occurrences import NameSearch, unconfirmed_hits
 from agent.semantic.side_by_side import side_by_side
 from agent.syntax import code_occurrences
 from agent.syntax.identifier_spans import identifier_spans
-from agent.syntax.languages import encode
+from agent.syntax.languages import encode, get_query, parse_bytes
+from agent.syntax.positions import LineMap
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = "total = 1\ncount = total\nlabel = 'total count'  # total, count\ndef é(total): return count\n"
+
+
+def _token_by_token(text: str, language: str, name: str) -> list[tuple[int, int]]:
+    """The reference: each identifier capture's own text compared with `name` (the way the syntax
+    layer found occurrences before the kept tokens, which code_occurrences now uses too)."""
+    query = get_query(language, "identifiers")
+    assert query is not None
+    source, wanted = encode(text), encode(name)
+    lines = LineMap(source)
+    found = {(node.start_point[0], lines.char_column(*node.start_point))
+             for nodes in ts.QueryCursor(query).captures(parse_bytes(source, language).root_node).values()
+             for node in nodes if source[node.start_byte:node.end_byte] == wanted}
+    return sorted(found)
 
 
 def test_the_tokens_give_every_name_the_syntax_layers_occurrences() -> None:
@@ -37,7 +52,9 @@ def test_the_tokens_give_every_name_the_syntax_layers_occurrences() -> None:
         source = encode(text)
         spans, _tree = identifier_spans(source, language)
         for name in sorted(set(re.findall(r"[\w$]+", text))):  # every word: names, keywords, numbers
-            assert spans.occurrences(source, name) == code_occurrences(text, language, name), (path.name, name)
+            expected = _token_by_token(text, language, name)
+            assert spans.occurrences(source, name) == expected, (path.name, name)
+            assert code_occurrences(text, language, name) == expected, (path.name, name)
             compared += 1
     assert compared > 800
     assert any(not line.isascii() for path in files for line in path.read_text(encoding="utf-8").splitlines())
