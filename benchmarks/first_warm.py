@@ -97,7 +97,8 @@ def describe(rec: dict[str, Any], label: str, wall: float | None, server_cpu: fl
     inside: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0, 0.0])  # thread -> files, chars, wall, cpu
     after_answer: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0])
     before: list[float] = [0, 0, 0.0, 0.0]
-    for _rel, chars, t0, t1, cpu, thread in rec["parses"]:
+    for _rel, chars, t0, t1, cpu, thread, *files in rec["parses"]:
+        count = files[0] if files else 1
         if t1 <= t_acc:
             row = before
         else:
@@ -105,10 +106,10 @@ def describe(rec: dict[str, Any], label: str, wall: float | None, server_cpu: fl
             lo = max(t0, t_unc)
             if t1 > t_unc:
                 a = after_answer[thread.split("_")[0]]
-                a[0] += 1
+                a[0] += count
                 a[1] += chars
                 a[2] += t1 - lo
-        row[0] += 1
+        row[0] += count
         row[1] += chars
         row[2] += t1 - t0
         row[3] += cpu

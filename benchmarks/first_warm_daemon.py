@@ -5,8 +5,9 @@
 first_warm.py starts this. Appends one JSON line per connection to $CODEAGENT_TRACE_OUT: the marks
 of daemon_trace.py's stages that matter here (request accepted, search started, the prepare pool's
 turn, the answer read, unconfirmed_hits, reply sent), and each code_occurrences call that parsed a
-file since the last record: [rel, characters, start, end, thread CPU seconds, thread name]. Parses
-between requests (the continuation) land in the next connection's record, with their times."""
+file (or batch of files) since the last record: [rel, characters, start, end, thread CPU seconds,
+thread name ("/worker" added when the parse worker process took it), files]. Parses between
+requests (the continuation) land in the next connection's record, with their times."""
 
 from __future__ import annotations
 
@@ -25,7 +26,44 @@ sys.path.insert(1, str(HERE))
 
 from daemon_trace import EVENTS, mark, schedstat, wrap  # noqa: E402
 
-PARSES: list[tuple[str, int, float, float, float, str]] = []
+PARSES: list[tuple[str, int, float, float, float, str, int]] = []
+
+
+def _record_each_file(filecache: Any) -> None:
+    plain = filecache.FileCache.code_occurrences
+
+    @functools.wraps(plain)
+    def occurrences(self: Any, rel: str, language: str, name: str, **kw: Any) -> Any:
+        if self.cached_occurrences(rel, name) is not None:
+            return plain(self, rel, language, name, **kw)
+        c0, t0 = time.thread_time(), time.perf_counter()
+        try:
+            return plain(self, rel, language, name, **kw)
+        finally:
+            PARSES.append((rel, len(self.text(rel) or ""), t0, time.perf_counter(), time.thread_time() - c0,
+                           threading.current_thread().name, 1))
+    filecache.FileCache.code_occurrences = occurrences
+
+
+def _record_each_batch(filecache: Any, name_parses: Any) -> None:
+    """One record per batch parsed: its first file, its characters and file count; the thread's
+    name gets "/worker" when the parse worker process took the batch (then its CPU is not here)."""
+    plain = name_parses.parse_for_name
+
+    @functools.wraps(plain)
+    def parse_for_name(files: list[tuple[str, str, str]], name: str, worker: Any, *args: Any) -> Any:
+        before = worker.parsed if worker is not None else 0
+        c0, t0 = time.thread_time(), time.perf_counter()
+        try:
+            return plain(files, name, worker, *args)
+        finally:
+            handed = worker is not None and worker.parsed > before
+            thread = threading.current_thread().name
+            base, _, rest = thread.partition("_")
+            PARSES.append((files[0][0] if len(files) == 1 else f"{files[0][0]} (+{len(files) - 1})",
+                           sum(len(text) for _rel, _language, text in files), t0, time.perf_counter(),
+                           time.thread_time() - c0, f"{base}/worker_{rest}" if handed else thread, len(files)))
+    filecache.parse_for_name = parse_for_name
 
 
 def install() -> None:
@@ -41,19 +79,12 @@ def install() -> None:
     wrap(references, "unconfirmed_hits", "unconfirmed_hits")
     wrap(session.LspSession, "references", "session.references")
     wrap(client.BridgeClient, "_answer", "loop:answer")
-    plain = filecache.FileCache.code_occurrences
-
-    @functools.wraps(plain)
-    def occurrences(self: Any, rel: str, language: str, name: str, **kw: Any) -> Any:
-        if self.cached_occurrences(rel, name) is not None:
-            return plain(self, rel, language, name, **kw)
-        c0, t0 = time.thread_time(), time.perf_counter()
-        try:
-            return plain(self, rel, language, name, **kw)
-        finally:
-            PARSES.append((rel, len(self.text(rel) or ""), t0, time.perf_counter(), time.thread_time() - c0,
-                           threading.current_thread().name))
-    filecache.FileCache.code_occurrences = occurrences  # type: ignore[method-assign]
+    try:  # this code: the parses of a batch of candidates, maybe in the parse worker process
+        from agent.semantic import name_parses
+    except ImportError:  # older code (CODEAGENT_BENCH_CODE): one file per code_occurrences call
+        _record_each_file(filecache)
+    else:
+        _record_each_batch(filecache, name_parses)
     plain_send = server.send_message
 
     def send(sock: Any, obj: dict[str, Any]) -> None:

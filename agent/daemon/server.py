@@ -30,6 +30,7 @@ import setproctitle
 from ..bootstrap import open_context
 from ..config import Settings
 from ..languages import server_language
+from ..semantic.filecache import file_cache
 from ..semantic.name_occurrences import SourceListing, source_listing
 from ..semantic.sessions import notify_changed, session_for
 from ..semantic.upkeep import ServerUpkeep
@@ -86,6 +87,9 @@ class Daemon:
                     real = self.ctx.workspace.resolve(file)
                     if server_language(real) == language:
                         session.sync(real)
+            # The parse worker too: the first request's candidate files parse in it, not in here
+            # beside the thread that reads the server's answer (syntax/parse_worker.py).
+            file_cache(self.ctx).start_worker()
             session.ready(self.settings.lsp.ready_timeout)
         except Exception as exc:  # the request that needs it reports the problem properly
             log.warning("warming the %s server failed: %s", language, exc)

@@ -9,25 +9,26 @@ without a stat until an event names it (a search over a big tree stat'ed every f
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Container, Iterable
+from typing import TYPE_CHECKING
 
 from ..toolcontext import ToolContext
+from .name_parses import Keep, parse_for_name
+from .word_index import WORD, index_words
 
 if TYPE_CHECKING:
     from ..syntax.identifier_spans import IdentifierSpans
+    from ..syntax.parse_worker import ParseWorker
 
 MAX_CACHED_CHARS = 64 * 1024 * 1024
 MAX_OCCURRENCE_ENTRIES = 50_000
 MAX_SPANS = 1_000_000  # identifier tokens kept, 8 bytes each (8 MB); client-ec2 checked whole: 275,000
 MAX_SPLIT_FILES = 2_000
 MAX_INDEX_POSTINGS = 2_000_000  # (word, file) pairs, ~30 bytes each; past this the index is dropped for good
-# A "word" as word_positions (name_occurrences) sees it: a maximal run of letters, digits, "_" and "$".
-_WORD = re.compile(r"[\w$]+")
 _SERVICE = "semantic.files"
+_WORKER = "syntax.parse_worker"
 
 Signature = tuple[int, int, int]
 
@@ -63,6 +64,12 @@ class FileCache:
         # or dropped, a watch event, a lost watch. Results derived from trusted texts only stay
         # valid while it is unchanged (watched_epoch).
         self._epoch = 0
+        # A session of several calls parses its big files in a second process when it is free.
+        self._worker: ParseWorker | None = None
+        if not ctx.one_call:
+            from ..syntax.parse_worker import ParseWorker
+
+            self._worker = ctx.service(_WORKER, ParseWorker, close=ParseWorker.close)
 
     def index_words(self) -> None:
         """From now on keep a word -> files index of the cached texts, so `with_word_trusted` answers
@@ -75,29 +82,11 @@ class FileCache:
                 self._index(rel, text, add=True)
 
     def _index(self, rel: str, text: str | None, *, add: bool) -> None:
-        """Add or remove one file's words (caller holds the lock). Most words are in one file: a
-        word maps to that file's path, or to a list of paths (a third of the memory of sets)."""
-        words = self._words
-        if words is None or not text:
+        """Add or remove one file's words (caller holds the lock); past MAX_INDEX_POSTINGS the
+        index is dropped for good."""
+        if self._words is None or not text:
             return
-        for word in set(_WORD.findall(text)):
-            held = words.get(word)
-            if add:
-                if held is None:
-                    words[word] = rel
-                elif isinstance(held, str):
-                    words[word] = [held, rel]
-                else:
-                    held.append(rel)
-                self._postings += 1
-            elif held == rel:
-                del words[word]
-                self._postings -= 1
-            elif isinstance(held, list) and rel in held:
-                held.remove(rel)
-                self._postings -= 1
-                if len(held) == 1:
-                    words[word] = held[0]
+        self._postings += index_words(self._words, rel, text, add=add)
         if self._postings > MAX_INDEX_POSTINGS:
             self._words, self._postings, self._index_dropped = None, 0, True
 
@@ -113,7 +102,7 @@ class FileCache:
         from a watched, cached text (then the answer changes only with `watched_epoch`); None
         when there is no word index."""
         covers = self._covers
-        if covers is None or self._words is None or not _WORD.fullmatch(word):
+        if covers is None or self._words is None or not WORD.fullmatch(word):
             return None
         found: list[str] = []
         unsure: list[str] = []
@@ -307,44 +296,75 @@ class FileCache:
                 self._occurrences.popitem(last=False)
 
     def code_occurrences(self, rel: str, language: str, name: str, *,
-                         parsed: Callable[[str, Any, bytes], object] | None = None) -> list[tuple[int, int]]:
+                         parsed: Keep | None = None) -> list[tuple[int, int]]:
         """0-based (line, column) of identifier tokens `name` in code (syntax layer), cached.
         A file parsed for another name is not parsed again: its identifier tokens are kept
-        (syntax.identifier_spans). `parsed(text, tree, source)` is called when the file was parsed
-        now and has some."""
-        from ..syntax.identifier_spans import identifier_spans  # (tree-sitter: not on the CLI's import path)
-        from ..syntax.languages import encode
+        (syntax.identifier_spans). `parsed(rel, text, outline)` is called with the file's
+        flattened outline when the file was parsed now and has some."""
+        return self.occurrences_many([(rel, language)], name, parsed=parsed, outline=None)[rel]
 
-        sig, cached = self._occurrence_key(rel, name)
-        if cached is None:
-            cached = self._from_spans(rel, name, sig)
-        if cached is not None:
-            return cached
-        with self._lock:
-            running = self._parsing.get(rel)
-            if running is None:
-                mine = self._parsing[rel] = threading.Event()
-        if running is not None:  # another thread parses this very file now: its tokens are ours
-            running.wait()
-            return self.code_occurrences(rel, language, name, parsed=parsed)
+    def occurrences_many(self, jobs: list[tuple[str, str]], name: str, *, parsed: Keep | None = None,
+                         outline: Container[str] | None = ()) -> dict[str, list[tuple[int, int]]]:
+        """`code_occurrences` of (rel, language) jobs, by rel. The files to parse go to the
+        session's worker process in one hand-over when it is free (syntax/parse_worker.py: the
+        parse then holds none of this process's GIL), else are parsed here one by one. The
+        outline is kept (`parsed`) for the files in `outline` (None: all)."""
+        results: dict[str, list[tuple[int, int]]] = {}
+        claimed: list[tuple[str, str, Signature | None, str, threading.Event]] = []
+        held: list[tuple[str, threading.Event]] = []  # the files this call parses: others wait for them
+        waiting: list[tuple[str, str]] = []
         try:
-            text = self.text(rel)
-            found: list[tuple[int, int]] = []
-            if text and name in text:
-                source = encode(text)
-                spans, tree = identifier_spans(source, language)
-                found = spans.occurrences(source, name)
-                if parsed is not None and tree is not None and found:
-                    parsed(text, tree, source)
+            for rel, language in jobs:
+                sig, cached = self._occurrence_key(rel, name)
+                if cached is None:
+                    cached = self._from_spans(rel, name, sig)
+                if cached is not None:
+                    results[rel] = cached
+                    continue
+                with self._lock:
+                    running = self._parsing.get(rel)
+                    if running is None:
+                        mine = self._parsing[rel] = threading.Event()
+                if running is not None:  # another thread parses this very file now: its tokens are ours
+                    waiting.append((rel, language))
+                    continue
+                held.append((rel, mine))
+                text = self.text(rel)
+                if text and name in text:
+                    claimed.append((rel, language, sig, text, mine))
+                    continue
                 if sig is not None:
-                    self._keep_spans(rel, sig, spans)
-            if sig is not None:
-                self._keep_occurrences(rel, name, sig, found)
+                    self._keep_occurrences(rel, name, sig, [])
+                results[rel] = []
+                self._release(rel, mine)
+            if claimed:
+                parses = parse_for_name([(rel, language, text) for rel, language, _sig, text, _event in claimed],
+                                        name, self._worker, parsed, outline)
+                for (rel, _language, sig, _text, _event), (spans, found) in zip(claimed, parses, strict=True):
+                    if sig is not None:
+                        self._keep_spans(rel, sig, spans)
+                        self._keep_occurrences(rel, name, sig, found)
+                    results[rel] = found
         finally:
-            with self._lock:
+            for rel, event in held:
+                self._release(rel, event)
+        for rel, language in waiting:
+            running = self._parsing.get(rel)
+            if running is not None:
+                running.wait()
+            results[rel] = self.code_occurrences(rel, language, name, parsed=parsed)
+        return results
+
+    def start_worker(self) -> None:
+        """Parses are coming: start the session's parse worker now if it has one."""
+        if self._worker is not None:
+            self._worker.start()
+
+    def _release(self, rel: str, event: threading.Event) -> None:
+        with self._lock:
+            if self._parsing.get(rel) is event:
                 del self._parsing[rel]
-            mine.set()
-        return found
+        event.set()
 
     def _keep_spans(self, rel: str, sig: Signature, spans: IdentifierSpans) -> None:
         with self._lock:

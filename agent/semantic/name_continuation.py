@@ -1,25 +1,28 @@
 """Candidate files a references query left unchecked (its per-query parse bounds, see
 name_occurrences.unconfirmed_hits), parsed afterwards in a long-lived session (the daemon):
-between requests, one file at a time, so the next query for the name finds their code
+between requests, a batch at a time, so the next query for the name finds their code
 occurrences in the file cache instead of parsing up to 2 M characters after the server's answer.
 
 Nothing here changes an answer: the parse results go into the file cache (filecache.py), whose
 entries are keyed by each file's stat signature and dropped on every watch event naming it, so a
 file edited, created or deleted meanwhile is parsed afresh when a query needs it. The worker is a
 daemon thread (it never delays the daemon's exit) and waits at `between` (the daemon's "no request
-is being answered") before each file: it never competes with a request for the interpreter, except
-for the one file it is parsing when a request arrives."""
+is being answered") before each batch. A batch goes to the session's parse worker process when it
+is free, so a request arriving meanwhile finds this process's GIL free; only a batch parsed here
+(the worker busy or not started) competes with it for the interpreter.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..languages import syntax_language
 from ..toolcontext import ToolContext
-from .filecache import file_cache
+from .filecache import FileCache, file_cache
+from .side_by_side import BATCH_CHARS
 
 MAX_PENDING = 8  # queries whose leftovers wait; past this the next query parses its own as before
 _SERVICE = "semantic.name_continuations"
@@ -58,19 +61,34 @@ class Continuations:
         while True:
             name, rels, between = self._queue.get()
             try:
-                for rel in rels:
+                for batch in _batches(cache, rels, name):
                     if between is not None:
                         between()
-                    language = syntax_language(rel)
-                    if language is None or cache.cached_occurrences(rel, name) is not None:
-                        continue
                     with contextlib.suppress(Exception):  # an unreadable file: the next query says so
-                        cache.code_occurrences(rel, language, name)
-                        self.parsed += 1
+                        cache.occurrences_many(batch, name)
+                        self.parsed += len(batch)
             finally:
                 with self._idle:
                     self._busy -= 1
                     self._idle.notify_all()
+
+
+def _batches(cache: FileCache, rels: list[str], name: str) -> Iterator[list[tuple[str, str]]]:
+    """The files still to parse, a batch of up to BATCH_CHARS at a time (one hand-over to the
+    session's parse worker, which parses them without this process's GIL)."""
+    batch: list[tuple[str, str]] = []
+    chars = 0
+    for rel in rels:
+        language = syntax_language(rel)
+        if language is None or cache.cached_occurrences(rel, name) is not None:
+            continue
+        batch.append((rel, language))
+        chars += len(cache.text(rel) or "")
+        if chars >= BATCH_CHARS:
+            yield batch
+            batch, chars = [], 0
+    if batch:
+        yield batch
 
 
 def continuations(ctx: ToolContext) -> Continuations:

@@ -28,11 +28,14 @@ from ..languages import server_language, suffixes_of, syntax_language
 from ..ripgrep import find_rg
 from ..toolcontext import ToolContext
 from ..walk import iter_files
+from .code_hits import CodeHit as CodeHit
+from .code_hits import code_hits as code_hits
+from .code_hits import code_hits_many
 from .filecache import file_cache
 from .name_continuation import continuations
 from .name_scans import Scan, name_scans
 from .outlines import keep_outline
-from .side_by_side import side_by_side
+from .side_by_side import BATCH_CHARS, side_by_side
 from .watch import NewFileWatcher
 from .words import word_positions as word_positions
 
@@ -62,13 +65,6 @@ def _rg_command(rg: str, ctx: ToolContext, family: str) -> list[str]:
 def _rel_lines(out: bytes) -> list[str]:
     rels = (os.path.normpath(p) for p in out.decode("utf-8", "surrogateescape").splitlines() if p)
     return sorted(Path(p).as_posix() for p in rels)
-
-
-@dataclass(frozen=True, slots=True)
-class CodeHit:
-    path: str  # workspace-relative
-    line: int  # 0-based
-    column: int  # 0-based characters
 
 
 class SourceListing:
@@ -232,21 +228,31 @@ class NameSearch:
                 self.words[rel] = (text, word_positions(text, self.name))
         known = self.known
         chars = parsed = 0
+        batch: list[tuple[str, str]] = []
+        batch_chars = 0
+        # A file with the name in code may hold references: its outline comes from the same
+        # parse, for the answer's grouping (which then parses none of them after it).
+        keep = functools.partial(keep_outline, self.ctx)
         for rel in files:
             if self._stopped.is_set():
                 return
             found = cache.cached_occurrences(rel, self.name)
-            if found is None:
-                language = syntax_language(rel)
-                if language is None or parsed >= MAX_CHECKED_FILES or chars >= MAX_CHECKED_CHARS:
-                    continue
-                parsed += 1
-                chars += len(cache.text(rel) or "")
-                # A file with the name in code may hold references: its outline comes from the
-                # same parse, for the answer's grouping (which then parses none of them after it).
-                found = cache.code_occurrences(rel, language, self.name,
-                                               parsed=functools.partial(keep_outline, self.ctx, rel, language))
-            known[rel] = found
+            if found is not None:
+                known[rel] = found
+                continue
+            language = syntax_language(rel)
+            if language is None or parsed >= MAX_CHECKED_FILES or chars >= MAX_CHECKED_CHARS:
+                continue
+            size = len(cache.text(rel) or "")
+            parsed += 1
+            chars += size
+            batch.append((rel, language))  # parsed a batch at a time (one hand-over to the parse worker)
+            batch_chars += size
+            if batch_chars >= BATCH_CHARS:
+                known.update(cache.occurrences_many(batch, self.name, parsed=keep, outline=None))
+                batch, batch_chars = [], 0
+        if batch and not self._stopped.is_set():
+            known.update(cache.occurrences_many(batch, self.name, parsed=keep, outline=None))
 
     def fresh_files(self) -> list[str]:
         """The candidates computed now (a kept list went stale during the request)."""
@@ -298,30 +304,6 @@ class NameSearch:
             if len(found) >= MAX_FILES:
                 break
         return sorted(found)
-
-
-def code_hits(ctx: ToolContext, rel: str, name: str, *, only: set[tuple[int, int]] | None = None,
-              outline: bool = False) -> list[CodeHit]:
-    """Identifier tokens equal to `name` in code (not strings/comments) in one file. With `only`,
-    the file is parsed only if some word match is not in `only` (the already-confirmed sites),
-    and just the unconfirmed hits are returned. `outline`: keep the file's outline from that parse
-    (a file whose hits the answer groups by enclosing definition)."""
-    language = syntax_language(rel)
-    if language is None:
-        return []
-    cache = file_cache(ctx)
-    text = cache.text(rel)
-    if text is None:
-        return []
-    if only is not None:
-        words = [p for p in word_positions(text, name) if p not in only]
-        if not words:
-            return []
-    parsed = functools.partial(keep_outline, ctx, rel, language) if outline else None
-    hits = [CodeHit(rel, ln, col) for ln, col in cache.code_occurrences(rel, language, name, parsed=parsed)]
-    if only is not None:
-        hits = [h for h in hits if (h.line, h.column) not in only]
-    return hits
 
 
 @dataclass
@@ -377,8 +359,9 @@ def unconfirmed_hits(ctx: ToolContext, search: NameSearch, confirmed: dict[str, 
         found.append(rel)
         jobs.append((rel, len(text)))
     # Which files are parsed is settled: their parses run side by side (the answer is the same).
-    parsed = side_by_side(jobs, lambda rel: code_hits(ctx, rel, search.name, only=confirmed.get(rel, set()),
-                                                      outline=rel in confirmed))
+    outlined = {rel for rel, _size in jobs if rel in confirmed}
+    parsed = side_by_side(jobs, lambda rels: code_hits_many(ctx, rels, search.name, only=confirmed,
+                                                            outline=outlined))
     for item in found:
         out.hits.extend(parsed[item] if isinstance(item, str) else item)
     if out.left and search.listing is not None:  # a daemon: parse the rest before the next query

@@ -8,17 +8,12 @@ import bisect
 import functools
 from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
 from ..errors import CodeagentError
 from ..languages import syntax_language
 from ..syntax import Symbol, flatten, outline
-from ..syntax.symbols import outline_tree
 from ..toolcontext import ToolContext
 from .lines import LineCache
-
-if TYPE_CHECKING:
-    from tree_sitter import Tree
 
 _SERVICE = "navigation.outlines"
 MAX_CACHED_FILES = 2000
@@ -108,17 +103,13 @@ def _store(cache: dict[str, tuple[str, Parsed]], rel: str, text: str, found: lis
     return parsed[1]
 
 
-def keep_outline(ctx: ToolContext, rel: str, language: str, text: str, tree: Tree, source: bytes) -> None:
-    """Keep the outline of `text` (`rel`'s, parsed as `tree` from `source`) for the answers that
-    group hits in it: a references query, parsing candidate files while the server computes,
-    hands each parsed tree here, and the answer's grouping then parses none of those files again."""
+def keep_outline(ctx: ToolContext, rel: str, text: str, found: list[Symbol]) -> None:
+    """Keep the flattened outline `found` of `text` (`rel`'s) for the answers that group hits in
+    it: a references query, parsing candidate files while the server computes, hands each parse's
+    outline here, and the answer's grouping then parses none of those files again."""
     cache: dict[str, tuple[str, Parsed]] = ctx.service(_SERVICE, dict)
     held = cache.get(rel)
     if held is not None and held[0] is text:
-        return
-    try:
-        found = list(flatten(outline_tree(tree, source, language)))
-    except (CodeagentError, ValueError):
         return
     _store(cache, rel, text, found)
 

@@ -26,6 +26,13 @@ class IdentifierSpans:
         self.starts = array("I", (s for s, _ in spans))
         self.ends = array("I", (e for _, e in spans))
 
+    @classmethod
+    def of_arrays(cls, starts: array, ends: array) -> IdentifierSpans:
+        """Spans already sorted by start (another process's `starts` and `ends`)."""
+        spans = cls.__new__(cls)
+        spans.starts, spans.ends = starts, ends
+        return spans
+
     def __len__(self) -> int:
         return len(self.starts)
 

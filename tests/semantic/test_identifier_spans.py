@@ -18,7 +18,7 @@ from agent.bootstrap import open_context
 from agent.languages import syntax_language
 from agent.semantic.filecache import file_cache
 from agent.semantic.name_occurrences import NameSearch, unconfirmed_hits
-from agent.semantic.side_by_side import side_by_side
+from agent.semantic.side_by_side import BATCH_CHARS, side_by_side
 from agent.syntax import code_occurrences
 from agent.syntax.identifier_spans import identifier_spans
 from agent.syntax.languages import encode, get_query, parse_bytes
@@ -121,20 +121,26 @@ def test_a_file_being_parsed_is_not_parsed_again_beside_it(tmp_path: Path) -> No
 
 def test_the_post_answer_parses_side_by_side_give_each_files_result_and_its_error() -> None:
     jobs = [(f"f{i}.ts", 100_000 * (i % 3 + 1)) for i in range(12)]  # past MIN_CHARS: the helper takes part
-    threads: set[str] = set()
+    threads: dict[str, list[list[str]]] = {}
 
-    def work(rel: str) -> str:
-        threads.add(threading.current_thread().name)
+    def work(rels: list[str]) -> dict[str, str]:
+        threads.setdefault(threading.current_thread().name, []).append(rels)
         time.sleep(0.01)
-        return rel.upper()
+        return {rel: rel.upper() for rel in rels}
 
     assert side_by_side(jobs, work) == {rel: rel.upper() for rel, _ in jobs}
-    assert threading.current_thread().name in threads
+    mine = threads.pop(threading.current_thread().name)
+    assert all(len(batch) == 1 for batch in mine)  # the request's thread: one file at a time
+    sizes = dict(jobs)
+    for batches in threads.values():  # a helper: batches of up to BATCH_CHARS (or one bigger file)
+        assert all(len(batch) == 1 or sum(sizes[rel] for rel in batch) <= BATCH_CHARS for batch in batches)
+    handed = [rel for batches in [mine, *threads.values()] for batch in batches for rel in batch]
+    assert sorted(handed) == sorted(sizes)  # each file once
 
-    def failing(rel: str) -> str:
-        if rel == "f7.ts":
+    def failing(rels: list[str]) -> dict[str, str]:
+        if "f7.ts" in rels:
             raise ValueError("unreadable")
-        return rel
+        return {rel: rel for rel in rels}
 
     with pytest.raises(ValueError, match="unreadable"):
         side_by_side(jobs, failing)

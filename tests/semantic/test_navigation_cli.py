@@ -79,6 +79,7 @@ def test_warm_navigation_commands_take_the_fast_path_and_print_as_in_process(
         assert text.returncode == 0 and as_json.returncode == 0, text.stderr + as_json.stderr
     first = run_cli("type", "app/report.py:7:5", cwd=proj)  # starts the daemon; teaches it the settings
     assert first.returncode == 0, first.stderr
+    assert served(proj, 1) == ["type_info"]  # (its line is written after the reply: counted before the loop)
     monkeypatch.chdir(proj)
     monkeypatch.setenv("CODEAGENT_CONFIG", os.devnull)  # the environment run_cli gives the CLI
     monkeypatch.setenv("CODEAGENT_DAEMON_IDLE_TIMEOUT", DAEMON_IDLE)

@@ -1,0 +1,191 @@
+"""A long-lived session parses candidate files in its parse worker process (agent/syntax/parse_worker.py):
+the same answers as a parse in the session's own process, this process's GIL free meanwhile (a
+parse here stops every other thread), a dead or idle worker replaced with nothing lost, nothing of
+the workspace on the worker's import path, no worker for a one-call session, none left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.bootstrap import open_context
+from agent.semantic.filecache import file_cache
+from agent.semantic.name_occurrences import NameSearch, unconfirmed_hits
+from agent.semantic.outlines import Outlines
+from agent.syntax import code_occurrences, flatten, outline
+from agent.syntax.parse_worker import ParseWorker
+
+REPO = Path(__file__).resolve().parents[2]
+NAME = "count"
+
+
+def _big_python(i: int, defs: int = 3_000) -> str:
+    return "".join(f"class C{i}_{k}:\n    def m(self, total, {NAME}):\n        return [total, {NAME}, 'count {k}']"
+                   f"  # {NAME}\n" for k in range(defs))
+
+
+def _ready(worker: ParseWorker, timeout: float = 30.0) -> None:
+    """Wait until the worker the first hand-over started is up (that first call parsed locally)."""
+    deadline = time.monotonic() + timeout
+    while worker._proc is None and time.monotonic() < deadline:  # noqa: SLF001
+        time.sleep(0.02)
+    assert worker._proc is not None, f"no parse worker came up (failures: {worker.failures})"  # noqa: SLF001
+
+
+def _worker_of(ctx: object) -> ParseWorker:
+    worker = file_cache(ctx)._worker  # type: ignore[arg-type]  # noqa: SLF001
+    assert isinstance(worker, ParseWorker)
+    return worker
+
+
+def _warm(ctx: object, worker: ParseWorker) -> None:
+    """Start the worker (a hand-over of a big enough source) and wait until it is up."""
+    assert worker.parse_many([(b"x = 1\n" * 20_000, "python", "x", False)]) is None  # the first need starts it
+    _ready(worker)
+
+
+def test_the_worker_gives_the_occurrences_and_outlines_a_local_parse_gives(tmp_path: Path) -> None:
+    texts = {f"m{i}.py": _big_python(i, 400 + 300 * i) for i in range(4)}
+    texts["small.py"] = f"{NAME} = 1\nprint('{NAME}')\n"
+    texts["unicode.py"] = "é = 1\n" + f"def f(é, {NAME}): return {NAME}  # {NAME}\n" * 10_000
+    texts["app.ts"] = f"export class A {{ m({NAME}: number) {{ return `{NAME}` + {NAME}; }} }}\n" * 5_000
+    for rel, text in texts.items():
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    jobs = [(rel, "typescript" if rel.endswith(".ts") else "python") for rel in texts]
+    kept: dict[str, list[object]] = {}
+    with open_context(tmp_path) as ctx:
+        worker = _worker_of(ctx)
+        _warm(ctx, worker)
+        found = file_cache(ctx).occurrences_many(jobs, NAME, parsed=lambda rel, _text, flat: kept.update({rel: flat}),
+                                                 outline=None)
+        assert worker.parsed >= len(jobs)  # the worker parsed them, not this process
+    for rel, language in jobs:
+        assert found[rel] == code_occurrences(texts[rel], language, NAME), rel
+        assert found[rel], rel
+        assert kept[rel] == list(flatten(outline(texts[rel], language))), rel  # the same Symbols, in order
+
+
+def test_a_query_through_the_worker_answers_as_one_without_it(tmp_path: Path) -> None:
+    for i in range(6):
+        (tmp_path / f"m{i}.py").write_text(_big_python(i), encoding="utf-8")
+    confirmed = {"m0.py": {(1, 25)}, "m3.py": {(4, 8)}}
+
+    def query(ctx: object) -> tuple[list[tuple[str, int, int]], dict[str, list[object]]]:
+        found = unconfirmed_hits(ctx, NameSearch(ctx, NAME, "python"), confirmed)  # type: ignore[arg-type]
+        outlines = {rel: Outlines(ctx).symbols(rel) for rel in confirmed}  # type: ignore[arg-type]
+        return sorted((h.path, h.line, h.column) for h in found.hits), outlines
+
+    with open_context(tmp_path, one_call=True) as alone:
+        assert file_cache(alone)._worker is None  # noqa: SLF001  (a one-call session starts no process)
+        expected = query(alone)
+    with open_context(tmp_path) as ctx:
+        worker = _worker_of(ctx)
+        _warm(ctx, worker)
+        assert query(ctx) == expected
+        assert worker.parsed >= 1  # (how many of the six it took depends on the two threads' pace)
+
+
+def test_a_parse_in_the_worker_leaves_this_processs_threads_running(tmp_path: Path) -> None:
+    text = _big_python(0, 40_000)
+    (tmp_path / "big.py").write_text(text, encoding="utf-8")
+    (tmp_path / "other.py").write_text(text.replace("class C0", "class D0"), encoding="utf-8")
+    counts: list[int] = [0]
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            counts[0] += 1
+
+    def spins_during(parse: object) -> tuple[float, float]:
+        """(spins per second while `parse` runs, spins per second right after, as long)."""
+        start, began = counts[0], time.perf_counter()
+        parse()  # type: ignore[operator]
+        took = time.perf_counter() - began
+        during = counts[0] - start
+        time.sleep(took)
+        return during / took, (counts[0] - start - during) / took
+
+    with open_context(tmp_path) as ctx:
+        worker, cache = _worker_of(ctx), file_cache(ctx)
+        _warm(ctx, worker)
+        spinner = threading.Thread(target=spin)
+        spinner.start()
+        try:
+            remote, free = spins_during(lambda: cache.occurrences_many([("big.py", "python")], NAME))
+            assert worker.parsed == 1
+            worker.close()  # from now on every parse is this process's own
+            local, free_again = spins_during(lambda: cache.occurrences_many([("other.py", "python")], NAME))
+        finally:
+            stop.set()
+            spinner.join()
+    # A parse here holds the GIL throughout: the spinner barely runs. In the worker it runs freely.
+    assert local < 0.5 * free_again, f"a local parse left the spinner {local:.0f}/s of {free_again:.0f}/s"
+    assert remote > 0.6 * free, f"the worker's parse left the spinner {remote:.0f}/s of {free:.0f}/s"
+
+
+def test_a_killed_worker_is_replaced_and_nothing_is_lost(tmp_path: Path) -> None:
+    texts = {f"m{i}.py": _big_python(i) for i in range(3)}
+    for rel, text in texts.items():
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    with open_context(tmp_path) as ctx:
+        worker, cache = _worker_of(ctx), file_cache(ctx)
+        _warm(ctx, worker)
+        proc = worker._proc  # noqa: SLF001
+        assert proc is not None
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        # The next hand-over finds it dead before asking: that file is parsed here, a new worker starts.
+        assert cache.code_occurrences("m0.py", "python", NAME) == code_occurrences(texts["m0.py"], "python", NAME)
+        _ready(worker)
+        assert worker._proc is not proc  # noqa: SLF001
+        # One dying while it parses: that call's files are parsed here; the death is counted.
+        proc = worker._proc  # noqa: SLF001
+        assert proc is not None
+        killer = threading.Timer(0.05, lambda: os.kill(proc.pid, signal.SIGKILL))
+        killer.start()
+        found = cache.occurrences_many([("m1.py", "python"), ("m2.py", "python")], NAME)
+        killer.join()
+        for rel in ("m1.py", "m2.py"):
+            assert found[rel] == code_occurrences(texts[rel], "python", NAME)
+
+
+def test_an_idle_worker_leaves_and_the_next_need_starts_another(tmp_path: Path) -> None:
+    worker = ParseWorker(idle_exit_s=0.3)
+    source = b"x = 1\n" * 20_000
+    try:
+        assert worker.parse_many([(source, "python", "x", False)]) is None  # starts it
+        _ready(worker)
+        proc = worker._proc  # noqa: SLF001
+        assert proc is not None
+        answer = worker.parse_many([(source, "python", "x", False)])
+        assert answer is not None and answer[0] is not None and len(answer[0][2]) == 20_000
+        assert proc.wait(timeout=10) == 0  # left by itself once idle
+        assert worker.parse_many([(source, "python", "x", False)]) is None  # found gone: not a failure
+        _ready(worker)
+        assert worker.failures == 0 and worker._proc is not proc  # noqa: SLF001
+    finally:
+        worker.close()
+    assert worker._proc is None  # noqa: SLF001
+
+
+def test_the_worker_imports_nothing_from_the_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "ran"
+    for module in ("tree_sitter.py", "pickle.py", "select.py"):  # what the worker imports, shadowed
+        (tmp_path / module).write_text(f"open({str(marker)!r}, 'w').write('{module}')\nraise SystemExit(3)\n")
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent" / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('agent')\n")
+    (tmp_path / "big.py").write_text(_big_python(0), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # the session's process runs in the workspace
+    with open_context(tmp_path) as ctx:
+        worker = _worker_of(ctx)
+        _warm(ctx, worker)
+        found = file_cache(ctx).code_occurrences("big.py", "python", NAME)
+        assert worker.parsed == 1 and len(found) == 6_000
+        proc = worker._proc  # noqa: SLF001
+    assert not marker.exists(), marker.read_text()
+    assert proc is not None and proc.poll() is not None  # closing the session stopped it
