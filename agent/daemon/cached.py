@@ -86,7 +86,7 @@ class CachedCalls:
             return self.registry.execute(self.ctx, tool, params).to_dict()
         call = params.model_dump(mode="json")
         if isinstance(call.get("file_path"), str):
-            call["file_path"] = posixpath.normpath(call["file_path"])
+            call["file_path"] = self._same_file(call["file_path"])
         if not watcher.pending():
             hit = self.cache.get(self._key(name, call))
             if hit is not None:
@@ -107,6 +107,20 @@ class CachedCalls:
                 stored = {**result, "data": {**data, "cached": True}}
                 self.cache.put(self._key(name, call), stored, stamps, epoch, head=result_head(stored))
         return result
+
+    def _same_file(self, path: str) -> str:
+        """One form for the ways a call can name the same file: relative to the root (the CLI sends
+        an absolute path when run from a folder inside the root; tools read a relative path
+        against the root), `.` and doubled slashes dropped. A path with `..` (after a symlinked
+        folder it is not the lexical parent) or a trailing slash keeps its form: another form is
+        only a miss, never another file's answer."""
+        if path.endswith("/") or ".." in path.split("/"):
+            return path
+        path = posixpath.normpath(path)
+        root = str(self.ctx.workspace.root)
+        if path.startswith(root.rstrip("/") + "/"):
+            return path[len(root.rstrip("/")) + 1:]
+        return path
 
     def _key(self, name: str, call: dict[str, Any]) -> str:
         servers = sorted((s.spec.name, s.pid or 0) for s in running_sessions(self.ctx))

@@ -86,6 +86,31 @@ def test_a_repeated_query_is_answered_from_the_cache(ws: Path, daemon: DaemonCli
     assert other["data"]["count"] == 3 and not other["data"].get("cached")  # other arguments: another key
 
 
+def test_every_form_of_the_same_path_shares_one_answer_and_no_other_file_does(ws: Path, daemon: DaemonClient) -> None:
+    """The CLI sends an absolute path when run from a folder inside the root, a relative one
+    from elsewhere: both (and `./app.py`) name one file, so they share one kept answer - the same
+    data as each form's own fresh answer. A sibling folder sharing the root's prefix, or `..`
+    after a symlinked folder (whose parent is elsewhere: here outside the workspace), is not that
+    file, whatever its text says."""
+    outside = ws.parent / f"{ws.name}-other"
+    (outside / "deep").mkdir(parents=True, exist_ok=True)
+    (outside / "app.py").write_text(APP, encoding="utf-8")
+    os.symlink(outside / "deep", ws / "link")  # (before the first answer: a new entry empties the cache)
+    absolute = {**REFS, "file_path": str(ws / "app.py")}
+    fresh = daemon.call_tool("find_references", absolute)
+    assert fresh["success"] and not fresh["data"].get("cached"), fresh
+    kept = _until_cached(daemon)  # stored under the relative form
+    assert {k: v for k, v in kept.items() if k != "cached"} == fresh["data"]
+    for form in (str(ws / "app.py"), "./app.py", f"{ws}//./app.py"):
+        hit = daemon.call_tool("find_references", {**REFS, "file_path": form})
+        assert hit["data"].get("cached") is True, form
+        assert hit["data"] == kept
+    for form in (str(outside / "app.py"), "link/../app.py", f"{ws}/link/../app.py"):
+        answer = daemon.call_tool("find_references", {**REFS, "file_path": form})
+        assert answer["success"] is False and "outside" in answer["error"], (form, answer)
+    assert _refs(daemon)["cached"] is True  # (the refusals left the kept answer alone)
+
+
 def test_an_edit_that_adds_a_reference_is_seen(ws: Path, daemon: DaemonClient) -> None:
     _refs(daemon)
     assert _until_cached(daemon)["count"] == 4
