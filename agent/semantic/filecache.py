@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..toolcontext import ToolContext
 from .name_parses import Keep, parse_for_name
+from .side_by_side import BATCH_CHARS
 from .word_index import WORD, index_words
 
 if TYPE_CHECKING:
@@ -354,6 +355,12 @@ class FileCache:
                 running.wait()
             results[rel] = self.code_occurrences(rel, language, name, parsed=parsed)
         return results
+
+    def batch_chars(self) -> int:
+        """How many characters of files a background loop hands `occurrences_many` at once:
+        side_by_side.BATCH_CHARS while the worker is free, else 0 (one file at a time: a parse in
+        this process holds the GIL, and the loop looks at its stop signal between files)."""
+        return BATCH_CHARS if self._worker is not None and self._worker.free else 0
 
     def start_worker(self) -> None:
         """Parses are coming: start the session's parse worker now if it has one."""

@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterator
 from ..languages import syntax_language
 from ..toolcontext import ToolContext
 from .filecache import FileCache, file_cache
-from .side_by_side import BATCH_CHARS
 
 MAX_PENDING = 8  # queries whose leftovers wait; past this the next query parses its own as before
 _SERVICE = "semantic.name_continuations"
@@ -74,8 +73,9 @@ class Continuations:
 
 
 def _batches(cache: FileCache, rels: list[str], name: str) -> Iterator[list[tuple[str, str]]]:
-    """The files still to parse, a batch of up to BATCH_CHARS at a time (one hand-over to the
-    session's parse worker, which parses them without this process's GIL)."""
+    """The files still to parse, a batch of up to BATCH_CHARS at a time while the session's parse
+    worker is free (one hand-over: it parses them without this process's GIL), else one by one
+    (FileCache.batch_chars)."""
     batch: list[tuple[str, str]] = []
     chars = 0
     for rel in rels:
@@ -84,7 +84,7 @@ def _batches(cache: FileCache, rels: list[str], name: str) -> Iterator[list[tupl
             continue
         batch.append((rel, language))
         chars += len(cache.text(rel) or "")
-        if chars >= BATCH_CHARS:
+        if chars >= cache.batch_chars():
             yield batch
             batch, chars = [], 0
     if batch:

@@ -35,7 +35,7 @@ from .filecache import file_cache
 from .name_continuation import continuations
 from .name_scans import Scan, name_scans
 from .outlines import keep_outline
-from .side_by_side import BATCH_CHARS, side_by_side
+from .side_by_side import side_by_side
 from .watch import NewFileWatcher
 from .words import word_positions as word_positions
 
@@ -248,7 +248,7 @@ class NameSearch:
             chars += size
             batch.append((rel, language))  # parsed a batch at a time (one hand-over to the parse worker)
             batch_chars += size
-            if batch_chars >= BATCH_CHARS:
+            if batch_chars >= cache.batch_chars():
                 known.update(cache.occurrences_many(batch, self.name, parsed=keep, outline=None))
                 batch, batch_chars = [], 0
         if batch and not self._stopped.is_set():

@@ -78,6 +78,13 @@ class ParseWorker:
         finally:
             self._use.release()
 
+    @property
+    def free(self) -> bool:
+        """Up and parsing nobody's files at this moment (a hand-over now would most likely be taken)."""
+        proc = self._proc
+        return (proc is not None and proc.poll() is None and not self._closed and self.failures < MAX_FAILURES
+                and not self._use.locked())
+
     def start(self) -> None:
         """Start the worker now, in the background, if none runs (a caller that knows parses are
         coming: the first hand-over then finds it up)."""

@@ -128,6 +128,63 @@ def test_a_parse_in_the_worker_leaves_this_processs_threads_running(tmp_path: Pa
     assert remote > 0.6 * free, f"the worker's parse left the spinner {remote:.0f}/s of {free:.0f}/s"
 
 
+def _prepared_batches(ctx: object, name: str, files: int) -> list[int]:
+    """The sizes of the batches a query's prepare loop (beside the server's request) handed the
+    file cache, once it parsed all `files` candidates."""
+    cache = file_cache(ctx)  # type: ignore[arg-type]
+    sizes: list[int] = []
+    real = cache.occurrences_many
+
+    def recording(jobs: list[tuple[str, str]], *args: object, **kwargs: object) -> object:
+        found = real(jobs, *args, **kwargs)  # type: ignore[arg-type]
+        sizes.append(len(jobs))  # (once parsed)
+        return found
+
+    cache.occurrences_many = recording  # type: ignore[assignment,method-assign]
+    try:
+        NameSearch(ctx, name, "python").start()  # type: ignore[arg-type]
+        deadline = time.monotonic() + 60
+        while sum(sizes) < files and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        del cache.occurrences_many
+    assert sum(sizes) == files, sizes
+    return sizes
+
+
+def test_background_parses_hand_over_batches_only_while_the_worker_is_free(tmp_path: Path) -> None:
+    """A batch parsed in this process would hold the GIL file after file, with the stop signal
+    looked at only between batches: without a free worker the background loops (the prepare pool,
+    the continuation) take one file at a time."""
+    from agent.semantic.name_continuation import _batches
+    from agent.semantic.side_by_side import BATCH_CHARS
+
+    for i in range(8):  # ~77 KB each: a 256 KB batch closes at its 4th file
+        (tmp_path / f"m{i}.py").write_text(_big_python(i, 800), encoding="utf-8")
+    rels = sorted(f"m{i}.py" for i in range(8))
+    with open_context(tmp_path) as ctx:
+        worker, cache = _worker_of(ctx), file_cache(ctx)
+        assert cache.batch_chars() == 0  # not started yet
+        assert [len(b) for b in _batches(cache, rels, NAME)] == [1] * 8
+        with worker._use:  # noqa: SLF001  (as if another thread's parse held it: no hand-over starts it either)
+            assert _prepared_batches(ctx, NAME, 8) == [1] * 8
+        assert worker.parsed == 0
+        # New files (a file parsed once answers every name from its kept tokens: nothing to parse).
+        for i in range(8):
+            (tmp_path / f"n{i}.py").write_text(_big_python(10 + i, 800), encoding="utf-8")
+        rels = sorted(f"n{i}.py" for i in range(8))
+        _warm(ctx, worker)
+        assert cache.batch_chars() == BATCH_CHARS
+        assert [len(b) for b in _batches(cache, rels, NAME)] == [4, 4]
+        with worker._use:  # noqa: SLF001  (another thread's parse in the worker now)
+            assert cache.batch_chars() == 0
+            assert [len(b) for b in _batches(cache, rels, NAME)] == [1] * 8
+        assert _prepared_batches(ctx, NAME, 8) == [4, 4]  # (the m files' occurrences are kept)
+        assert worker.parsed == 8
+        worker.close()
+        assert cache.batch_chars() == 0
+
+
 def test_a_killed_worker_is_replaced_and_nothing_is_lost(tmp_path: Path) -> None:
     texts = {f"m{i}.py": _big_python(i) for i in range(3)}
     for rel, text in texts.items():
