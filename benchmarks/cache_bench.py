@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+import bench_code  # noqa: E402
+
+bench_code.use()  # an installed codeagent, else this checkout
 
 from agent.config import load_settings  # noqa: E402
 from agent.daemon.client import DaemonClient  # noqa: E402

@@ -21,7 +21,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
-sys.path.insert(0, str(HERE.parent))
+import bench_code  # noqa: E402
+
+bench_code.use()  # an installed codeagent, else this checkout
 
 from lsp_bridge.servers import npm_command  # noqa: E402
 

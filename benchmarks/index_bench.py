@@ -41,7 +41,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
 VERSION = "5.1.4"
-sys.path.insert(0, str(HERE.parent))
+import bench_code  # noqa: E402
+
+bench_code.use()  # an installed codeagent, else this checkout
 
 from bench_bytecode import compile_codeagent  # noqa: E402
 

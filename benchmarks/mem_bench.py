@@ -37,7 +37,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+import bench_code  # noqa: E402
+
+bench_code.use()  # an installed codeagent, else this checkout
 sys.path.insert(0, str(HERE))
 
 from rawlsp import RawLsp  # noqa: E402

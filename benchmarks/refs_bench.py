@@ -47,7 +47,9 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+import bench_code  # noqa: E402
+
+bench_code.use()  # an installed codeagent, else this checkout
 sys.path.insert(0, str(HERE))
 
 from bench_bytecode import compile_codeagent  # noqa: E402

@@ -24,7 +24,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+import bench_code  # noqa: E402
+
+bench_code.use()  # an installed codeagent, else this checkout
 sys.path.insert(0, str(HERE))
 os.environ["CODEAGENT_QUERY_CACHE"] = "false"
 
