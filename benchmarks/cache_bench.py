@@ -29,6 +29,8 @@ import bench_code  # noqa: E402
 
 bench_code.use()  # an installed codeagent, else this checkout
 
+import corpora  # noqa: E402
+
 from agent.config import load_settings  # noqa: E402
 from agent.daemon.client import DaemonClient  # noqa: E402
 from agent.daemon.protocol import state_dir  # noqa: E402
@@ -38,7 +40,6 @@ TARGETS = [
     ("get_user_model", "django/contrib/auth/__init__.py", 183, 5),
     ("override_settings", "django/test/utils.py", 458, 7),
 ]
-ARCHIVE = Path("/work/bench-cache/Django-5.1.4.tar.gz")
 SERVED = re.compile(r"codeagent\.daemon INFO find_references (\d+\.\d+) s$")
 CACHED_TARGET_S = 0.020
 LIMIT = 5000  # above every target's count: the whole answer, as the uncached side's limits give
@@ -72,15 +73,19 @@ def timed_call(daemon: DaemonClient, root: Path, rel: str, line: int, col: int, 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=20)
-    ap.add_argument("--archive", type=Path, default=ARCHIVE)
+    ap.add_argument("--archive", type=Path, default=None,
+                    help="Django 5.1.4's sdist (else as corpora.py: $CODEAGENT_BENCH_CACHE, benchmarks/.cache)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "cache_bench.json")
     args = ap.parse_args()
 
     scratch = HERE / ".cache" / "cache-bench"
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
-    with tarfile.open(args.archive) as tar:
-        tar.extractall(scratch, filter="data")
+    if args.archive is None:  # corpora.py's tree: found in a download folder, or downloaded
+        shutil.copytree(corpora.CORPORA["django"].tree(corpora.search_dirs(None)), scratch / "Django-5.1.4")
+    else:
+        with tarfile.open(args.archive) as tar:
+            tar.extractall(scratch, filter="data")
     root = next(scratch.iterdir()).resolve()
     daemon = DaemonClient(root, load_settings(root))
     daemon.stop()

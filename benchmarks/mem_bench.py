@@ -3,8 +3,8 @@ basedpyright (the minimal client in rawlsp.py) answering the same (not part of t
 
     python benchmarks/mem_bench.py [--corpus django|homeassistant|all] [--pairs 2] [--rounds 3]
 
-Corpora: the sdists in /work/bench-cache (or --cache DIR), unpacked once into a scratch folder
-(--scratch) and copied per run, so no daemon, journal or server state carries over.
+Corpora: the sdists in --cache DIR, else found or downloaded as corpora.py does ($CODEAGENT_BENCH_CACHE,
+benchmarks/.cache), unpacked once into a scratch folder (--scratch) and copied per run, so no daemon, journal or server state carries over.
 
 One pair, raw first, then codeagent (pairs alternate, so neither side always meets a colder OS cache):
 
@@ -42,6 +42,7 @@ import bench_code  # noqa: E402
 bench_code.use()  # an installed codeagent, else this checkout
 sys.path.insert(0, str(HERE))
 
+import corpora  # noqa: E402
 from rawlsp import RawLsp  # noqa: E402
 
 from agent.config import load_settings  # noqa: E402
@@ -235,7 +236,9 @@ def run_raw(root: Path, targets: list[tuple[str, str, int, int]], rounds: int, s
         raw.close()
 
 
-def unpacked(cache: Path, scratch: Path, archive: str, folder: str) -> Path:
+def unpacked(cache: Path | None, scratch: Path, archive: str, folder: str, corpus: str) -> Path:
+    if cache is None:  # corpora.py's tree: found in a download folder, or downloaded
+        return corpora.CORPORA[corpus].tree(corpora.search_dirs(None))
     tree_dir = scratch / "source" / folder
     if not tree_dir.is_dir():
         tree_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -252,7 +255,8 @@ def main() -> int:
     ap.add_argument("--settle", type=float, default=15.0, help="seconds between the first pass and the warm ones")
     ap.add_argument("--raw-settings", choices=["bridge", "default"], default="bridge",
                     help="the raw server's settings: the bridge's (the same work), or the server's defaults")
-    ap.add_argument("--cache", type=Path, default=Path("/work/bench-cache"))
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="a folder holding the sdists (else as corpora.py: $CODEAGENT_BENCH_CACHE, benchmarks/.cache)")
     ap.add_argument("--scratch", type=Path, default=Path("/tmp/codeagent-mem-bench"))
     ap.add_argument("--out", type=Path, default=HERE / "results" / "mem_bench.json")
     args = ap.parse_args()
@@ -268,7 +272,7 @@ def main() -> int:
                               "raw_settings": args.raw_settings, "corpora": {}}
     for corpus in (list(CORPORA) if args.corpus == "all" else [args.corpus]):
         archive, folder, targets = CORPORA[corpus]
-        source = unpacked(args.cache, args.scratch, archive, folder)
+        source = unpacked(args.cache, args.scratch, archive, folder, corpus)
         runs: dict[str, list[dict[str, Any]]] = {"raw": [], "codeagent": []}
         for pair in range(args.pairs):
             for side in ("raw", "codeagent"):
