@@ -1,7 +1,7 @@
 """Repeated find_references on Django 5.1.4 through the daemon: answered from the query cache
 (agent/daemon/cached.py) vs computed by the warm server (not part of the test suite).
 
-    python benchmarks/cache_bench.py [--rounds 20] [--archive PATH]
+    python benchmarks/cache_bench.py [--rounds 20] [--cache-dir DIR]
 
 In one run, after each target was answered once and the daemon's folder watch is up, round by
 round for each target: one uncached request (a `limit` not asked before: a new cache key, the
@@ -19,7 +19,6 @@ import re
 import shutil
 import statistics
 import sys
-import tarfile
 import time
 from pathlib import Path
 from typing import Any
@@ -73,19 +72,16 @@ def timed_call(daemon: DaemonClient, root: Path, rel: str, line: int, col: int, 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=20)
-    ap.add_argument("--archive", type=Path, default=None,
-                    help="Django 5.1.4's sdist (else as corpora.py: $CODEAGENT_BENCH_CACHE, benchmarks/.cache)")
+    ap.add_argument("--cache-dir", type=Path, default=None,
+                    help="a folder holding Django 5.1.4's sdist already (else $CODEAGENT_BENCH_CACHE, benchmarks/.cache)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "cache_bench.json")
     args = ap.parse_args()
 
     scratch = HERE / ".cache" / "cache-bench"
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
-    if args.archive is None:  # corpora.py's tree: found in a download folder, or downloaded
-        shutil.copytree(corpora.CORPORA["django"].tree(corpora.search_dirs(None)), scratch / "Django-5.1.4")
-    else:
-        with tarfile.open(args.archive) as tar:
-            tar.extractall(scratch, filter="data")
+    # corpora.py's tree (found in a download folder, or downloaded), served from a scratch copy
+    shutil.copytree(corpora.CORPORA["django"].tree(corpora.search_dirs(args.cache_dir)), scratch / "Django-5.1.4")
     root = next(scratch.iterdir()).resolve()
     daemon = DaemonClient(root, load_settings(root))
     daemon.stop()

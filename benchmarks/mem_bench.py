@@ -3,8 +3,9 @@ basedpyright (the minimal client in rawlsp.py) answering the same (not part of t
 
     python benchmarks/mem_bench.py [--corpus django|homeassistant|all] [--pairs 2] [--rounds 3]
 
-Corpora: the sdists in --cache DIR, else found or downloaded as corpora.py does ($CODEAGENT_BENCH_CACHE,
-benchmarks/.cache), unpacked once into a scratch folder (--scratch) and copied per run, so no daemon, journal or server state carries over.
+Corpora: corpora.py's trees (the sdists found in --cache-dir, $CODEAGENT_BENCH_CACHE or
+benchmarks/.cache, else downloaded), copied into a scratch folder (--scratch) per run, so no
+daemon, journal or server state carries over.
 
 One pair, raw first, then codeagent (pairs alternate, so neither side always meets a colder OS cache):
 
@@ -30,7 +31,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import threading
 import time
 from pathlib import Path
@@ -49,13 +49,13 @@ from agent.config import load_settings  # noqa: E402
 from agent.daemon.client import DaemonClient  # noqa: E402
 from lsp_bridge.servers import get_spec, resolve_command  # noqa: E402
 
-CORPORA: dict[str, tuple[str, str, list[tuple[str, str, int, int]]]] = {
-    "django": ("Django-5.1.4.tar.gz", "Django-5.1.4", [
+CORPORA: dict[str, tuple[str, list[tuple[str, str, int, int]]]] = {  # corpora.py's key: (folder, targets)
+    "django": ("Django-5.1.4", [
         ("QuerySet", "django/db/models/query.py", 293, 7),
         ("get_user_model", "django/contrib/auth/__init__.py", 183, 5),
         ("override_settings", "django/test/utils.py", 458, 7),
     ]),
-    "homeassistant": ("homeassistant-2024.3.3.tar.gz", "homeassistant-2024.3.3", [
+    "homeassistant": ("homeassistant-2024.3.3", [
         ("HomeAssistant", "homeassistant/core.py", 357, 7),
         ("callback", "homeassistant/core.py", 216, 5),
         ("async_add_executor_job", "homeassistant/core.py", 675, 9),
@@ -236,17 +236,6 @@ def run_raw(root: Path, targets: list[tuple[str, str, int, int]], rounds: int, s
         raw.close()
 
 
-def unpacked(cache: Path | None, scratch: Path, archive: str, folder: str, corpus: str) -> Path:
-    if cache is None:  # corpora.py's tree: found in a download folder, or downloaded
-        return corpora.CORPORA[corpus].tree(corpora.search_dirs(None))
-    tree_dir = scratch / "source" / folder
-    if not tree_dir.is_dir():
-        tree_dir.parent.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(cache / archive) as tar:
-            tar.extractall(tree_dir.parent, filter="data")
-    return tree_dir
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", choices=[*CORPORA, "all"], default="all")
@@ -255,8 +244,8 @@ def main() -> int:
     ap.add_argument("--settle", type=float, default=15.0, help="seconds between the first pass and the warm ones")
     ap.add_argument("--raw-settings", choices=["bridge", "default"], default="bridge",
                     help="the raw server's settings: the bridge's (the same work), or the server's defaults")
-    ap.add_argument("--cache", type=Path, default=None,
-                    help="a folder holding the sdists (else as corpora.py: $CODEAGENT_BENCH_CACHE, benchmarks/.cache)")
+    ap.add_argument("--cache-dir", type=Path, default=None,
+                    help="a folder holding the sdists already (else $CODEAGENT_BENCH_CACHE, benchmarks/.cache)")
     ap.add_argument("--scratch", type=Path, default=Path("/tmp/codeagent-mem-bench"))
     ap.add_argument("--out", type=Path, default=HERE / "results" / "mem_bench.json")
     args = ap.parse_args()
@@ -271,8 +260,8 @@ def main() -> int:
     report: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "load_start": os.getloadavg()},
                               "raw_settings": args.raw_settings, "corpora": {}}
     for corpus in (list(CORPORA) if args.corpus == "all" else [args.corpus]):
-        archive, folder, targets = CORPORA[corpus]
-        source = unpacked(args.cache, args.scratch, archive, folder, corpus)
+        folder, targets = CORPORA[corpus]
+        source = corpora.CORPORA[corpus].tree(corpora.search_dirs(args.cache_dir))
         runs: dict[str, list[dict[str, Any]]] = {"raw": [], "codeagent": []}
         for pair in range(args.pairs):
             for side in ("raw", "codeagent"):
