@@ -25,6 +25,10 @@ over). For each corpus, in one run:
   depends on what it did just before (`--order legacy`: raw, CLI, daemon, the order until
   2026-12-02). "warm raw" is the median of all raw requests.
   With --cold-rounds 0 the cold part is skipped (both sides start unmeasured).
+- floor: once a round, a `ping` to the daemon from this process (connect, one message each way,
+  no tool run): the least any answer through a separate daemon process costs on top of the
+  server's. The "floor" column is (warm raw + the ping's median) / warm raw: the best "in daemon"
+  ratio such a design could reach on this machine, before any work of its own.
 
 Correctness: every location the raw server reports must be in codeagent's answer ("missing").
 Targets (issue 20): cold <= 1.0x raw; warm CLI <= raw + 0.05 s; in the daemon <= 1.05x raw.
@@ -196,7 +200,11 @@ def run_corpus(key: str, corpus: Corpus, args: argparse.Namespace) -> dict[str, 
         pinged = daemon.ping()
         daemon_pid = pinged.get("pid") if isinstance(pinged, dict) else None
         failures: list[str] = []
+        pings: list[float] = []
         for rnd in range(args.rounds):
+            started = time.perf_counter()
+            if daemon.ping() is not None:  # the floor (module docstring)
+                pings.append(time.perf_counter() - started)
             for name, rel, line, col in corpus.targets:
                 s = targets[name]["samples"]
 
@@ -241,15 +249,16 @@ def run_corpus(key: str, corpus: Corpus, args: argparse.Namespace) -> dict[str, 
         # (a failed call leaves a daemon sample out: pairs then shift, which the failures list says)
         pairs = [d / r for d, r in zip(tgt["samples"]["daemon"], tgt["samples"]["raw"], strict=False)]
         tgt["daemon_paired_ratio"] = statistics.median(pairs) if pairs else None
-    report.update(targets=targets, failures=failures, load_end=os.getloadavg())
+    report.update(targets=targets, failures=failures, load_end=os.getloadavg(),
+                  ping_p50_s=statistics.median(pings) if pings else None)
     return report
 
 
 def print_table(reports: dict[str, dict[str, Any]], info: dict[str, Any]) -> None:
     print("\n## find_references: raw language server vs codeagent (seconds, medians)\n")
     print("| corpus | symbol | refs raw / codeagent (missing) | cold raw | cold codeagent | cold ratio "
-          "| warm raw | CLI process | CLI − raw | in daemon | daemon / raw | daemon CPU |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| warm raw | CLI process | CLI − raw | in daemon | daemon / raw | floor | daemon CPU |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for rep in reports.values():
         cold = rep["cold"]
         for name, t in rep["targets"].items():
@@ -260,9 +269,12 @@ def print_table(reports: dict[str, dict[str, Any]], info: dict[str, Any]) -> Non
             raw, cli, dmn = t.get("raw_p50_s"), t.get("cli_p50_s"), t.get("daemon_p50_s")
             dp = t.get("daemon_paired_ratio")
             cpu = t.get("daemon_cpu_p50_s")
+            ping = rep.get("ping_p50_s")
+            floor = f"{(raw + ping) / raw:.2f}×" if raw and ping is not None else "n/a"
             warm = (f"{raw:.3f} | {cli:.3f} | {cli - raw:+.3f} | {dmn:.3f} | {dmn / raw:.2f}×"
-                    + (f" ({dp:.2f}×)" if dp else "") + (f" | {cpu:.3f}" if cpu is not None else " | n/a")
-                    if raw and cli and dmn else "n/a | | | | |")
+                    + (f" ({dp:.2f}×)" if dp else "") + f" | {floor}"
+                    + (f" | {cpu:.3f}" if cpu is not None else " | n/a")
+                    if raw and cli and dmn else "n/a | | | | | |")
             print(f"| {rep['corpus']} ({rep['files']} files) | {name} | {t['raw_count']} / {t['codeagent_count']} "
                   f"({len(t['missing'])}) | {c} | {warm} |")
     m = info["machine"]
@@ -270,7 +282,10 @@ def print_table(reports: dict[str, dict[str, Any]], info: dict[str, Any]) -> Non
           f"Python {m['python']}; load average "
           + "; ".join(f"{r['corpus']}: {r['load_start'][0]:.1f} → {r['load_end'][0]:.1f}" for r in reports.values()))
     print("(in brackets: the median of each alternating pair's ratio; daemon CPU: the daemon process's own CPU "
-          "seconds per request, its servers excluded)")
+          "seconds per request, its servers excluded; floor: (warm raw + a bare ping's round trip) / warm raw, "
+          "the best in-daemon ratio a separate daemon process can reach here)")
+    print("ping round trip (median): " + "; ".join(
+        f"{r['corpus']}: {r['ping_p50_s'] * 1000:.2f} ms" for r in reports.values() if r.get("ping_p50_s") is not None))
     print(f"targets: cold ≤ 1.00× raw; CLI ≤ raw + {CLI_SLACK_S:.2f} s; in daemon ≤ {DAEMON_RATIO:.2f}× raw")
     for rep in reports.values():
         for f in rep["failures"]:
