@@ -163,17 +163,24 @@ CEILING = ("import sys, agent.syntax.extract as e; e.outline_entries = lambda *a
            "from agent.entry import main; sys.exit(main())")  # (the console script's entry)
 
 
+def fresh_copy(tree: Path, scratch: Path, kind: str) -> Path:
+    """A copy of `tree` with an empty cache, once no timestamp in it is recent enough to be
+    distrusted (2 s)."""
+    copy = scratch / f"{kind}-{time.monotonic_ns()}"
+    shutil.copytree(tree, copy, symlinks=True)
+    (copy / ".codeagent").mkdir(exist_ok=True)  # (as any earlier command would have made it)
+    time.sleep(2.1)
+    return copy
+
+
 def ceiling(tree: Path, scratch: Path) -> float:
     """Wall seconds of a cold `codeagent index` whose outlines are empty (see CEILING)."""
-    copy = scratch / f"ceiling-{time.monotonic_ns()}"
-    shutil.copytree(tree, copy, symlinks=True)
-    (copy / ".codeagent").mkdir(exist_ok=True)
-    time.sleep(2.1)
+    copy = fresh_copy(tree, scratch, "ceiling")
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", CEILING, "index", "--root", str(copy), "--json", "--quiet"],
-                   capture_output=True, text=True, timeout=3600, check=True)
+    done = subprocess.run([sys.executable, "-c", CEILING, "index", "--root", str(copy), "--json", "--quiet"],
+                          capture_output=True, text=True, timeout=3600, check=True)
     seconds = time.perf_counter() - started
-    with contextlib.closing(sqlite3.connect(copy / ".codeagent" / "index" / "symbols.sqlite")) as db:
+    with contextlib.closing(sqlite3.connect(json.loads(done.stdout)["cache"])) as db:
         names = db.execute("SELECT count(*) FROM names").fetchone()[0]
         files = db.execute("SELECT count(*) FROM files").fetchone()[0]
     assert names == 0 and files > 0, f"the ceiling's patch did not take: {names} names in {files} files"
@@ -184,10 +191,7 @@ def ceiling(tree: Path, scratch: Path) -> float:
 def command(tree: Path, scratch: Path) -> tuple[float, int, list[float]]:
     """`codeagent index` on a fresh copy (empty cache): its wall time and workers; then, once no
     timestamp is recent enough to be distrusted (2 s), three warm commands' wall times."""
-    copy = scratch / f"copy-{time.monotonic_ns()}"
-    shutil.copytree(tree, copy, symlinks=True)
-    (copy / ".codeagent").mkdir(exist_ok=True)  # (as any earlier command would have made it)
-    time.sleep(2.1)
+    copy = fresh_copy(tree, scratch, "copy")
     run = [*CODEAGENT, "index", "--root", str(copy), "--json", "--quiet"]
     started, cpu0 = time.perf_counter(), cpu()
     done = subprocess.run(run, capture_output=True, text=True, timeout=3600, check=True)
